@@ -196,3 +196,23 @@ def agreement_by_label(
                 }
             )
     return pd.DataFrame(rows, columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
+
+
+def auroc_from_counts(counts: np.ndarray) -> np.ndarray:
+    """AUROC from per-score class counts (one row per resample, or a single row).
+
+    ``counts`` has ``2k`` columns for ``k`` distinct scores sorted ascending: the first
+    ``k`` count positives at each score, the last ``k`` negatives. With ``P`` and ``N``
+    the totals, ``AUROC = Σ_u pos_u · (neg_{<u} + ½ neg_u) / (P · N)`` — the rank form of
+    :func:`jurist.metrics.agreement.auroc` (ties count ½), which makes AUROC a function of
+    summed counts and so fit :func:`~jurist.metrics.gold_agreement.bootstrap_ci`. NaN
+    where a class is absent.
+    """
+    data = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    k = data.shape[1] // 2
+    pos, neg = data[:, :k], data[:, k:]
+    below = np.cumsum(neg, axis=1) - neg
+    total = pos.sum(axis=1) * neg.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = (pos * (below + 0.5 * neg)).sum(axis=1) / total
+    return np.where(total > 0, value, np.nan)

@@ -3,20 +3,13 @@
 - :func:`optimize` compiles a task's LLM judge (``bootstrap``, ``mipro`` or ``gepa``)
   against gold labels, scoring it on a held-out dev split before and after, and writes a
   versioned artifact (:class:`Artifact`) that ``jurist judge TASK --program`` runs.
-- :class:`TaskAdapter` is the contract a task fulfils to be optimizable: a module in
-  :mod:`jurist.optimize.adapters` that subclasses it plugs the task in.
+- :class:`TaskAdapter` is what a task's ``optimization`` hook returns to be optimizable
+  (see :class:`jurist.tasks.Task`).
 - :class:`JudgeMetric` serves a task's pure metric in DSPy's metric contracts (a score;
   for GEPA a score with textual feedback).
 """
 
-from jurist.optimize._adapter import (
-    MetricResult,
-    TaskAdapter,
-    adapter_tasks,
-    content_key,
-    get_adapter,
-    register_adapter,
-)
+from jurist.optimize._adapter import MetricResult, TaskAdapter, content_key
 from jurist.optimize._artifact import (
     FORMAT,
     FORMAT_VERSION,
@@ -47,15 +40,12 @@ __all__ = [
     "SplitScore",
     "Tally",
     "TaskAdapter",
-    "adapter_tasks",
     "content_key",
     "evaluate_program",
-    "get_adapter",
     "load_judge_program",
     "load_program",
     "optimize",
     "read_artifact",
-    "register_adapter",
     "split_train",
     "write_artifact",
 ]

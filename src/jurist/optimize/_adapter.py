@@ -1,38 +1,25 @@
 """The metric-adapter contract: what ``jurist optimize`` needs to know about a judge task.
 
-A task plugs into optimization by subclassing :class:`TaskAdapter` in a module of the
-package :mod:`jurist.optimize.adapters` (found there by name, no registration code
-needed) or anywhere else with :func:`register_adapter`. The adapter says how to build the
+A task (:class:`jurist.tasks.Task`) plugs into optimization by returning a
+:class:`TaskAdapter` from its ``optimization`` hook. The adapter says how to build the
 uncompiled program, how to read gold examples, how to turn a prediction into the task's
 validated output, and how to score that output against gold with the task's pure metric
 functions (:mod:`jurist.metrics`), with a feedback text for GEPA. The optimizer code
-never branches on the task.
+never branches on the task, and never looks a task up: it is handed the adapter.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
-import pkgutil
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 import dspy
 
-from jurist.errors import ConfigError
-
-__all__ = [
-    "MetricResult",
-    "TaskAdapter",
-    "adapter_tasks",
-    "content_key",
-    "get_adapter",
-    "register_adapter",
-]
+__all__ = ["MetricResult", "TaskAdapter", "content_key"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +44,7 @@ def content_key(*parts: Any) -> str:
 
 
 class TaskAdapter(ABC):
-    """How one judge task is optimized and scored; subclass it to add a task.
+    """How one judge task is optimized and scored against gold.
 
     Class attributes:
         task: The task's name on the command line (``jurist optimize TASK``).
@@ -76,16 +63,6 @@ class TaskAdapter(ABC):
     task: ClassVar[str]
     metric_name: ClassVar[str]
     pass_threshold: ClassVar[float] = 1.0
-    run_with: ClassVar[str | None] = None
-    """The command that runs this task's compiled programs (default ``jurist judge TASK``)."""
-
-    _registry: ClassVar[dict[str, Callable[..., TaskAdapter]]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("task")
-        if isinstance(name, str):
-            TaskAdapter._registry[name] = cls
 
     def options(self) -> dict[str, Any]:
         """The options the program was built with (e.g. ``{"num_options": 2}``); stored in
@@ -124,48 +101,3 @@ class TaskAdapter(ABC):
             "fields and formats.",
             {"failed": 1.0},
         )
-
-
-def register_adapter(task: str, factory: Callable[..., TaskAdapter]) -> None:
-    """Make ``factory(**options)`` the adapter of ``task`` (for adapters outside
-    :mod:`jurist.optimize.adapters`, e.g. in a plugin)."""
-    TaskAdapter._registry[task] = factory
-
-
-def _discover() -> None:
-    """Import every module of :mod:`jurist.optimize.adapters`; their subclasses register."""
-    package = importlib.import_module("jurist.optimize.adapters")
-    for module in pkgutil.iter_modules(package.__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{module.name}")
-
-
-def run_command(task: str) -> str:
-    """The command that runs compiled programs of ``task``, for messages (no adapter is built)."""
-    _discover()
-    factory = TaskAdapter._registry.get(task)
-    command = getattr(factory, "run_with", None)
-    return command if isinstance(command, str) else f"jurist judge {task}"
-
-
-def adapter_tasks() -> list[str]:
-    """The tasks that can be optimized, sorted."""
-    _discover()
-    return sorted(TaskAdapter._registry)
-
-
-def get_adapter(task: str, **options: Any) -> TaskAdapter:
-    """The metric adapter of a task, built with the task's options (e.g. ``num_options=3``).
-
-    Raises:
-        ConfigError: No adapter is known for the task, or it does not take an option.
-    """
-    _discover()
-    factory = TaskAdapter._registry.get(task)
-    if factory is None:
-        known = ", ".join(sorted(TaskAdapter._registry)) or "none"
-        raise ConfigError(f"no optimizable task {task!r}; tasks: {known}", field="task")
-    try:
-        return factory(**options)
-    except TypeError as exc:
-        raise ConfigError(f"task {task!r} does not take the options {sorted(options)}: {exc}") from None

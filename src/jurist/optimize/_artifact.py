@@ -26,7 +26,6 @@ from pydantic import BaseModel, Field, ValidationError
 
 from jurist.errors import ArtifactError
 from jurist.judges.config import JudgeConfig, make_config
-from jurist.optimize._adapter import run_command
 from jurist.schemas import Usage
 
 __all__ = [
@@ -233,7 +232,7 @@ def load_program(
     if artifact.task != task:
         raise ArtifactError(
             f"{file}: compiled for the task '{artifact.task}', not '{task}'; use it with "
-            f"`{run_command(artifact.task)}`"
+            f"`jurist judge {artifact.task} ... --program`"
         )
     wanted = options or {}
     if artifact.options != wanted:

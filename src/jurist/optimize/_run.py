@@ -18,7 +18,7 @@ from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.judges.judge import JudgeFailure, LLMJudge
 from jurist.judges.lm import build_lm
-from jurist.optimize._adapter import TaskAdapter, get_adapter
+from jurist.optimize._adapter import TaskAdapter
 from jurist.optimize._artifact import (
     Artifact,
     DataSplit,
@@ -29,8 +29,7 @@ from jurist.optimize._artifact import (
 )
 from jurist.optimize._metric import GuardedProgram, Tally
 from jurist.optimize._optimizers import OPTIMIZERS, OptimizerSettings, compile_program
-from jurist.optimize._sync import call_blocking
-from jurist.runner import versions
+from jurist.runner import call_blocking, versions
 from jurist.schemas import Usage
 
 __all__ = ["Evaluation", "OptimizeResult", "evaluate_program", "optimize"]
@@ -144,7 +143,7 @@ def _as_config(config: JudgeConfig | str | Path | None) -> JudgeConfig:
 
 
 def optimize(
-    task: str,
+    adapter: TaskAdapter,
     train: str | Path,
     dev: str | Path,
     config: JudgeConfig | str | Path,
@@ -154,7 +153,6 @@ def optimize(
     test: str | Path | None = None,
     prompt_config: JudgeConfig | str | Path | None = None,
     settings: OptimizerSettings | None = None,
-    options: dict[str, Any] | None = None,
 ) -> OptimizeResult:
     """Compile a task's LLM judge against gold labels and write a versioned artifact.
 
@@ -164,8 +162,8 @@ def optimize(
     on score 0 for the optimizer and are counted in ``artifact.compile``.
 
     Args:
-        task: A task with a metric adapter (``ragbench``, ``pairwise``, ...; see
-            :func:`~jurist.optimize.adapter_tasks`).
+        adapter: The task's optimization target (``task.optimization(options)``; the verb
+            :func:`jurist.optimize_task` looks it up by task name).
         train: Gold examples to compile on (``sample:NAME`` allowed).
         dev: Held-out gold examples to score before and after.
         config: The judge config (a ``JudgeConfig`` or YAML path) naming an LLM; with
@@ -176,10 +174,9 @@ def optimize(
         prompt_config: Config of the LM that proposes instructions (MIPRO, GEPA);
             default: the judge config at temperature 1.0.
         settings: Budget and knobs (:class:`OptimizerSettings`).
-        options: The task's program options, e.g. ``{"num_options": 3}`` for pairwise.
 
     Raises:
-        ConfigError: The config names the baseline judge, or an unknown task or optimizer.
+        ConfigError: The config names the baseline judge, or an unknown optimizer.
         InputError: A data file is malformed, has no gold labels, or shares examples with
             the training data.
     """
@@ -194,7 +191,6 @@ def optimize(
             field="model",
         )
     settings = settings or OptimizerSettings()
-    adapter = get_adapter(task, **(options or {}))
     train_examples = adapter.load_examples(train)
     dev_examples = adapter.load_examples(dev)
     _check_disjoint(train_examples, dev_examples, "dev", dev)

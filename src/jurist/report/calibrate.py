@@ -4,17 +4,168 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from jurist.report.markdown import fmt, table
 
-if TYPE_CHECKING:
-    from jurist.tasks.calibrate import Calibration
+__all__ = [
+    "LEADERBOARD_COLUMNS",
+    "Calibration",
+    "CalibrationThresholds",
+    "GateCheck",
+    "calibration_csv",
+    "calibration_markdown",
+    "write_calibration",
+]
 
-__all__ = ["calibration_csv", "calibration_markdown", "write_calibration"]
+
+@dataclass(frozen=True)
+class CalibrationThresholds:
+    """Gates on every leaderboard row; ``None`` leaves a gate off.
+
+    Attributes:
+        min_kappa: Cohen's kappa with gold at least this.
+        min_accuracy: Accuracy at least this.
+        min_auroc: AUROC at least this (judges with a score only).
+        max_failed_rate: Failed judgments / judgments at most this.
+        min_consistency: Pairwise: consistent pairs / pairs with both orders at least this.
+        max_position_bias: Pairwise: ``|position_1_rate − 0.5|`` at most this.
+        max_length_bias: Pairwise: ``|longer_win_rate − gold_longer_rate|`` at most this.
+    """
+
+    min_kappa: float | None = None
+    min_accuracy: float | None = None
+    min_auroc: float | None = None
+    max_failed_rate: float | None = None
+    min_consistency: float | None = None
+    max_position_bias: float | None = None
+    max_length_bias: float | None = None
+
+    def checks(self) -> list[tuple[str, str, str, float]]:
+        """``(gate, column, "min"|"max", threshold)`` of every gate that is set."""
+        table_ = [
+            ("min_kappa", "kappa", "min"),
+            ("min_accuracy", "accuracy", "min"),
+            ("min_auroc", "auroc", "min"),
+            ("max_failed_rate", "failed_rate", "max"),
+            ("min_consistency", "consistency", "min"),
+            ("max_position_bias", "position_bias", "max"),
+            ("max_length_bias", "length_bias_abs", "max"),
+        ]
+        return [
+            (gate, column, kind, getattr(self, gate))
+            for gate, column, kind in table_
+            if getattr(self, gate) is not None
+        ]
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """The outcome of one gate on one leaderboard row."""
+
+    gate: str
+    dataset: str
+    judge: str
+    value: float | None
+    threshold: float
+    passed: bool
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, np.generic):
+        return _clean(value.item())
+    return value
+
+
+@dataclass
+class Calibration:
+    """A finished calibration.
+
+    Attributes:
+        task: The task.
+        leaderboard: One row per (dataset, judge); columns in :data:`LEADERBOARD_COLUMNS`
+            order, then the task's own columns and per-class ``precision_{label}`` / ``recall_{label}``.
+        by_label: Per (dataset, judge, side, label): ``n``, ``agreed``, ``rate`` and its
+            Wilson interval (side ``gold``: recall; side ``judge``: precision).
+        gates: Every gate checked, one per (gate, row).
+        settings: Resamples, confidence, seed, options, length unit.
+        out_dir: Where the runs and reports were written.
+    """
+
+    task: str
+    leaderboard: pd.DataFrame
+    by_label: pd.DataFrame
+    gates: list[GateCheck] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    out_dir: Path | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True when every gate passed (also when none was set)."""
+        return all(check.passed for check in self.gates)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready contents (NaN written as ``None``)."""
+
+        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+            return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+        return {
+            "task": self.task,
+            "passed": self.passed,
+            "settings": self.settings,
+            "leaderboard": records(self.leaderboard),
+            "by_label": records(self.by_label),
+            "gates": [{k: _clean(v) for k, v in asdict(check).items()} for check in self.gates],
+        }
+
+
+LEADERBOARD_COLUMNS = [
+    "task",
+    "dataset",
+    "judge",
+    "model",
+    "items",
+    "judgments",
+    "failed",
+    "failed_rate",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "kappa",
+    "kappa_low",
+    "kappa_high",
+    "auroc",
+    "auroc_low",
+    "auroc_high",
+    "consistency",
+    "position_1_rate",
+    "position_1_rate_low",
+    "position_1_rate_high",
+    "position_bias",
+    "longer_win_rate",
+    "longer_win_rate_low",
+    "longer_win_rate_high",
+    "gold_longer_rate",
+    "length_bias",
+    "length_bias_abs",
+    "tokens_per_judgment",
+    "prompt_tokens_per_judgment",
+    "completion_tokens_per_judgment",
+    "cost_per_judgment",
+    "latency_s",
+    "calls",
+    "cache_hits",
+    "run_dir",
+]
+"""The leaderboard's columns, in order (the task's own and per-class columns follow)."""
 
 
 def _missing(value: Any) -> bool:
@@ -76,9 +227,11 @@ def calibration_markdown(calibration: Calibration) -> str:
         "## Leaderboard",
         "",
     ]
-    pairwise = calibration.task == "pairwise"
+    # Columns and sections follow the figures the rows have, never the task's name.
+    pairwise = any(not _missing(row.get("consistency")) for row in rows)
+    with_auroc = any(not _missing(row.get("auroc")) for row in rows) or not pairwise
     headers = ["dataset", "judge", "model", "items", "failed", "accuracy", "kappa"]
-    headers += [] if pairwise else ["AUROC"]
+    headers += ["AUROC"] if with_auroc else []
     headers += ["tokens/judgment", "cost/judgment", "latency s"]
     body = []
     for row in rows:
@@ -91,7 +244,7 @@ def calibration_markdown(calibration: Calibration) -> str:
             _ci(row, "accuracy"),
             _ci(row, "kappa"),
         ]
-        cells += [] if pairwise else [_ci(row, "auroc")]
+        cells += [_ci(row, "auroc")] if with_auroc else []
         cells += [_number(row.get("tokens_per_judgment")), _cost(row.get("cost_per_judgment"))]
         cells += [_number(row.get("latency_s"), 3)]
         body.append(cells)
@@ -191,6 +344,8 @@ def write_calibration(calibration: Calibration, out_dir: str | Path) -> list[Pat
     paths = []
     for name, text in written.items():
         path = folder / name
-        path.write_text(text, encoding="utf-8")
+        tmp = folder / (name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
         paths.append(path)
     return paths

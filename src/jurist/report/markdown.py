@@ -30,3 +30,34 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines.extend("| " + " | ".join(cell(value) for value in row) + " |" for row in rows)
     return "\n".join(lines)
+
+
+def _flat(prefix: str, value: Any, rows: list[tuple[str, Any]]) -> None:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flat(f"{prefix}.{key}" if prefix else str(key), inner, rows)
+    elif isinstance(value, list):
+        shown = ", ".join(str(v) for v in value[:10])
+        rows.append((prefix, shown + (f" (+{len(value) - 10} more)" if len(value) > 10 else "")))
+    else:
+        rows.append((prefix, value))
+
+
+def summary_markdown(title: str, summary: dict[str, Any]) -> str:
+    """A plain report of any summary: headline counts, then one table per section.
+
+    Top-level scalars and lists form the first table; each nested mapping (``usage``,
+    ``agreement``, ...) gets its own, with dotted names for deeper keys.
+    """
+    head: list[tuple[str, Any]] = []
+    sections: list[str] = [f"# {title}"]
+    for key, value in summary.items():
+        if not isinstance(value, dict):
+            _flat(key, value, head)
+    sections.append(table(["figure", "value"], head))
+    for key, value in summary.items():
+        if isinstance(value, dict) and value:
+            rows: list[tuple[str, Any]] = []
+            _flat("", value, rows)
+            sections.append(f"## {key}\n\n" + table(["figure", "value"], rows))
+    return "\n\n".join(sections) + "\n"

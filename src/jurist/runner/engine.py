@@ -10,12 +10,11 @@ made for another judge or dataset is refused rather than mixed.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 import platform
 import sys
 import time
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from tqdm.auto import tqdm
 
 from jurist.errors import RunDirectoryError
 from jurist.judges.judge import Judge, JudgeFailure
+from jurist.runner.blocking import call_blocking
 from jurist.runner.store import RESULTS_DB, ResultStore
 from jurist.schemas import ItemResult, Usage
 
@@ -177,22 +177,6 @@ async def _run(
         writer.shutdown(wait=True)
 
 
-def _run_blocking(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    """Run a coroutine to completion, also from a thread whose event loop is running (Jupyter).
-
-    ``asyncio.run`` refuses to start inside a running loop; there the coroutine gets its
-    own loop in a worker thread, with the caller's context variables.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(make())
-        return
-    context = contextvars.copy_context()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jurist-runner") as pool:
-        pool.submit(context.run, lambda: asyncio.run(make())).result()
-
-
 def run_items(
     items: Iterable[Item],
     judge: Judge,
@@ -250,9 +234,17 @@ def run_items(
         ) as bar,
     ):
         try:
-            _run_blocking(
-                lambda: _run(
-                    items, judge, store, summary, concurrency=concurrency, retry_failed=retry_failed, bar=bar
+            call_blocking(
+                lambda: asyncio.run(
+                    _run(
+                        items,
+                        judge,
+                        store,
+                        summary,
+                        concurrency=concurrency,
+                        retry_failed=retry_failed,
+                        bar=bar,
+                    )
                 )
             )
         except KeyboardInterrupt:

@@ -1,1 +1,43 @@
-"""The operations of each judge task as Python functions (the CLI calls these)."""
+"""Judge tasks: the contract every task fulfils, the registry, and the verbs over any task.
+
+Start with :class:`Task` (``jurist/tasks/_contract.py``): the one object that says, for one
+kind of judgment, how rows are read, how it is judged (LLM program and offline baseline),
+how a verdict is validated and scored, what calibration compares with gold and what
+optimization maximizes. The verbs :func:`judge`, :func:`score`, :func:`calibrate`,
+:func:`optimize` and :func:`prompt` work on any task: built-in (one package each under
+``jurist/tasks/``), registered in Python (:func:`register_task`), published by a package
+under the entry-point group ``jurist.tasks``, or written as a YAML file (:meth:`Task.from_yaml`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jurist.tasks._contract import JudgeRun, NoOptions, Scores, Task
+from jurist.tasks._registry import ENTRY_POINT_GROUP, get_task, register_task, task_names
+from jurist.tasks._verbs import calibrate, judge, judge_specs, optimize, prompt, score
+
+
+def get_adapter(task: str | Task, **options: Any) -> Any:
+    """The optimization target (:class:`~jurist.optimize.TaskAdapter`) of a task, with options."""
+    found = get_task(task)
+    return found.optimization(found.options(options))
+
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "JudgeRun",
+    "NoOptions",
+    "Scores",
+    "Task",
+    "calibrate",
+    "get_adapter",
+    "get_task",
+    "judge",
+    "judge_specs",
+    "optimize",
+    "prompt",
+    "register_task",
+    "score",
+    "task_names",
+]

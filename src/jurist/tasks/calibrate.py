@@ -46,7 +46,7 @@ from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.metrics.pairwise import length_bias
-from jurist.optimize._sync import call_blocking
+from jurist.runner import call_blocking
 from jurist.tasks.calibrate_heritage import (
     calibrate_heritage_classification,
     calibrate_heritage_linking,

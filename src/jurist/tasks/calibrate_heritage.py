@@ -56,7 +56,7 @@ from jurist.metrics.heritage_classification import (
 from jurist.metrics.heritage_linking import linking_example_score
 from jurist.metrics.heritage_ner import match_entities
 from jurist.metrics.heritage_qa import faithfulness, qa_example_score
-from jurist.optimize._sync import call_blocking
+from jurist.runner import call_blocking
 from jurist.schemas import ItemResult
 from jurist.signatures.heritage import HeritageOutput
 from jurist.tasks.calibration_rows import (

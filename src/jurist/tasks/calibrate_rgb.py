@@ -30,7 +30,7 @@ from jurist.datasets.rgb import RGBJudgmentRow, load_rgb_judgments
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label
-from jurist.optimize._sync import call_blocking
+from jurist.runner import call_blocking
 from jurist.runner import Item, run_items
 from jurist.tasks.calibration_rows import (
     NAN,

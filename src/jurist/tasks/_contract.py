@@ -1,0 +1,465 @@
+"""The task contract: what one kind of judgment must say so every jurist verb works on it.
+
+A :class:`Task` is the single object behind ``jurist judge``, ``score``, ``calibrate``,
+``optimize`` and ``prompt``. Those verbs (:mod:`jurist.tasks._verbs`) never name a task:
+they look one up in the registry (:mod:`jurist.tasks._registry`) and call its hooks.
+
+A task says, for one kind of judgment:
+
+- what it is: :attr:`Task.name`, :attr:`Task.description`, and for ``jurist tasks`` its
+  :attr:`Task.inputs`, :attr:`Task.outputs` and :attr:`Task.metrics`;
+- its options: :attr:`Task.Options`, a pydantic model (``jurist judge pairwise DATA
+  --num-options 3`` sets ``num_options``; unknown or invalid options are named errors);
+- how rows are read and validated (:meth:`Task.read`; errors name file, row and field) and
+  turned into runner items (:meth:`Task.items`);
+- its judges (:meth:`Task.make_judge`): the offline baseline for the default config, the
+  LLM program (:meth:`Task.program`, parsed and validated by :meth:`Task.postprocess`)
+  for a config that names a model, or a compiled program from ``jurist optimize``;
+- how recorded results are scored (:meth:`Task.score`, built from the pure functions
+  of :mod:`jurist.metrics`) and reported (:meth:`Task.report`);
+- the rows calibration compares against gold (:meth:`Task.calibration_row`);
+- the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimize.TaskAdapter`
+  whose metric has textual feedback for GEPA).
+
+The default :meth:`Task.judge` is the whole pipeline (read → items → judge with the batch
+runner → score → write exports) built from those hooks; a task overrides a hook only where
+its judgment differs. A hook a task cannot serve raises :class:`~jurist.errors.ConfigError`
+through :meth:`Task.unsupported`, so ``jurist optimize gates`` says that gates cannot be
+optimized rather than failing somewhere inside.
+
+Three ways to add a task: a YAML file (:meth:`Task.from_yaml`, no code), a subclass
+registered with :func:`jurist.register_task`, or a subclass published by another package
+under the entry-point group ``jurist.tasks``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from jurist.errors import ConfigError
+from jurist.schemas import ItemResult
+
+if TYPE_CHECKING:
+    import dspy
+
+    from jurist.judges.config import JudgeConfig
+    from jurist.judges.judge import Judge
+    from jurist.optimize import TaskAdapter
+    from jurist.runner import Item
+    from jurist.tasks.calibration_rows import JudgeSpec
+
+__all__ = ["JudgeRun", "NoOptions", "Scores", "Task", "atomic_write_text", "json_ready"]
+
+
+class NoOptions(BaseModel):
+    """The options of a task that takes none."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class Scores:
+    """A scored run: one row per item (or per judged unit), the summary, and where it was written.
+
+    Attributes:
+        items: The per-item table (``id``, ``status``, the verdict, the per-item metrics, ...).
+        summary: JSON-ready aggregate figures (``summary.json``).
+        report: The Markdown report (``report.md``).
+        extra: Task-specific objects a Python caller may want (e.g. pairwise agreement tables).
+    """
+
+    items: pd.DataFrame
+    summary: dict[str, Any]
+    report: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class JudgeRun:
+    """A finished ``judge`` call: its run directory, and the scores of what it holds."""
+
+    run_dir: Path
+    scores: Scores
+
+    @property
+    def items(self) -> pd.DataFrame:
+        return self.scores.items
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.scores.summary
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with NaN/inf as ``None`` and numpy scalars as Python numbers (strict JSON)."""
+    if isinstance(value, dict):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        try:
+            value = value.item()
+        except (ValueError, AttributeError):
+            return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file, so a killed write leaves no half file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+class Task:
+    """One kind of judgment. Subclass it (or write a YAML task file) to add a judge to jurist.
+
+    Class attributes a subclass sets:
+        name: The registry name (``jurist judge NAME DATA``).
+        description: One paragraph: what is judged and what the verdict means.
+        inputs: Judge input field -> what it holds (shown by ``jurist tasks``).
+        outputs: Output field -> what it holds.
+        metrics: Metric name -> what it measures (reported by ``jurist score``).
+        Options: The pydantic model of the task's options (defaults: none).
+        version: Bumped when the task's judgments change meaning, so old runs are not resumed.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    inputs: ClassVar[dict[str, str]] = {}
+    outputs: ClassVar[dict[str, str]] = {}
+    metrics: ClassVar[dict[str, str]] = {}
+    Options: ClassVar[type[BaseModel]] = NoOptions
+    version: ClassVar[str] = "1"
+    source: str = "built-in"
+    """Where the task comes from: ``built-in``, ``entry point PKG``, or a YAML file's path."""
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Task:
+        """A task from a YAML task file (see ``docs/tasks.md`` for every key).
+
+        Raises:
+            ConfigError: The file is missing, not YAML, or a key is invalid (named in the message).
+        """
+        from jurist.tasks.declarative import load_task_file
+
+        return load_task_file(path)
+
+    def options(self, values: dict[str, Any] | BaseModel | None = None) -> BaseModel:
+        """Validate option values into :attr:`Options` (errors name the option)."""
+        if isinstance(values, self.Options):
+            return values
+        if isinstance(values, BaseModel):
+            values = values.model_dump()
+        try:
+            return self.Options.model_validate(dict(values or {}))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            option = ".".join(str(p) for p in first["loc"]) or None
+            message = "unknown option" if first["type"] == "extra_forbidden" else first["msg"]
+            known = ", ".join(self.Options.model_fields) or "none"
+            raise ConfigError(
+                f"task {self.name!r}: {message} (options of this task: {known})",
+                field=option.replace("_", "-") if option else None,
+            ) from None
+
+    def unsupported(self, verb: str) -> ConfigError:
+        """The error a hook raises when this task cannot do ``verb``."""
+        return ConfigError(f"task {self.name!r} cannot {verb}", field="task")
+
+    @property
+    def verbs(self) -> list[str]:
+        """The verbs this task serves (``judge``, ``score``, ``calibrate``, ``optimize``, ``prompt``)."""
+        found = ["judge", "score"]
+        kind = type(self)
+        if kind.calibration_row is not Task.calibration_row:
+            found.append("calibrate")
+        if kind.optimization is not Task.optimization:
+            found.append("optimize")
+        if kind.program is not Task.program:
+            found.append("prompt")
+        return found
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, path: str | Path, options: BaseModel) -> Any:
+        """Read and validate a data file (``sample:NAME`` allowed) into the task's dataset.
+
+        The dataset has ``describe() -> {"path", "sha256", "items"}`` and is what
+        :meth:`items` and :meth:`score` take. Bad rows raise
+        :class:`~jurist.errors.InputError` naming the file, row and field.
+        """
+        raise self.unsupported("read data")
+
+    def items(self, dataset: Any, options: BaseModel) -> Iterable[Item]:
+        """The runner items of a dataset: an id unique in the run, and the judge's inputs."""
+        raise self.unsupported("make judge items")
+
+    def row_items(self, dataset: Any, options: BaseModel, row: int) -> list[Item]:
+        """The items of the ``row``-th row (0-based) of a dataset, for ``jurist prompt``."""
+        for index, item in enumerate(self.items(dataset, options)):
+            if index == row:
+                return [item]
+        raise ConfigError(f"the data has no row {row} (rows count from 0)", field="row")
+
+    # ------------------------------------------------------------------ judging
+
+    def program(self, options: BaseModel) -> dspy.Module:
+        """The uncompiled LLM judge program (a ``dspy.Module`` called with an item's inputs)."""
+        raise self.unsupported("run an LLM judge")
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
+        """The validated, JSON-ready output of the LLM program's prediction.
+
+        Raises:
+            ValueError: Not a usable verdict (out of range, unknown label, ...); the runner
+                asks again and finally records the item as failed with the raw answer.
+        """
+        return dict(prediction.toDict()) if hasattr(prediction, "toDict") else dict(prediction)
+
+    def baseline(self, options: BaseModel) -> Judge:
+        """The offline judge used when the config names no model."""
+        raise self.unsupported("judge without a model (no offline baseline)")
+
+    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
+        """The judge a config names: the baseline, the LLM program, or a compiled program."""
+        from jurist.errors import InputError
+        from jurist.judges.judge import LLMJudge
+        from jurist.optimize import load_judge_program
+
+        def postprocess(prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+            return self.postprocess(prediction, inputs, options)
+
+        if config.program is not None:
+            if not config.program.is_file():
+                raise InputError("compiled program not found", path=config.program, field="program")
+            adapter = self.optimization(options)
+            program, runtime = load_judge_program(
+                config, task=adapter.task, program=self.program(options), options=adapter.options()
+            )
+            return LLMJudge(program, runtime, postprocess)
+        if config.is_baseline:
+            return self.baseline(options)
+        return LLMJudge(self.program(options), config, postprocess)
+
+    def judge(
+        self,
+        data: str | Path,
+        out: str | Path,
+        config: JudgeConfig,
+        options: BaseModel,
+        *,
+        retry_failed: bool = False,
+        progress: bool = True,
+    ) -> JudgeRun:
+        """Judge every item of ``data`` into the run directory ``out`` (resumed if it exists),
+        then score the run against the gold the data carries and write its exports."""
+        from jurist.datasets.samples import resolve_input
+        from jurist.judges.judge import effective_config
+        from jurist.runner import run_items
+
+        path = resolve_input(data)
+        dataset = self.read(path, options)
+        judge = self.make_judge(config, options)
+        effective = effective_config(judge, config)
+        description = dataset.describe()
+        run_items(
+            self.items(dataset, options),
+            judge,
+            out,
+            task=self.name,
+            dataset=description,
+            config=effective.model_dump(mode="json"),
+            total=description.get("items"),
+            concurrency=effective.concurrency,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+        scores = self.score(Path(out), options, gold=path, write=True)
+        return JudgeRun(run_dir=Path(out), scores=scores)
+
+    # ------------------------------------------------------------------ scoring
+
+    def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
+        """One row of the per-item table for a recorded result (status and usage, plus the verdict)."""
+        row = result.table_row()
+        row.update((result.output or {}) if result.status == "ok" else {})
+        return row
+
+    def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
+        """The aggregate figures of a per-item table (and agreement with ``gold``, if given)."""
+        return {}
+
+    def summary_lines(self, run: JudgeRun) -> list[str]:
+        """What ``jurist judge`` prints after a run: counts, usage and the headline figures."""
+        summary = run.summary
+        usage = summary.get("usage", {})
+        return [
+            f"{summary.get('items', 0)} items: {summary.get('ok', 0)} scored, {summary.get('failed', 0)} "
+            f"failed; {usage.get('calls', 0)} provider calls, {usage.get('cache_hits', 0)} cache hits",
+            f"report: {run.run_dir / 'report.md'}",
+        ]
+
+    def report(self, scores: Scores) -> str:
+        """The Markdown report of a scored run (what ``jurist score`` prints)."""
+        from jurist.report.markdown import summary_markdown
+
+        return summary_markdown(self.name, scores.summary)
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Score a recorded run (its directory or ``results.jsonl``); no model is called.
+
+        ``run`` is a list when the command line names several files; tasks that score
+        several files at once (e.g. RGB prediction files) override this method.
+
+        Failed items are counted and listed, never scored. With ``write`` and a run
+        directory, writes ``results.jsonl``, ``items.csv``, ``items.parquet``,
+        ``summary.json`` and ``report.md`` into it (each atomically).
+        """
+        from jurist.runner import iter_run_results
+
+        if isinstance(run, list):
+            if len(run) != 1:
+                raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
+            run = run[0]
+        path = Path(run)
+        rows = []
+        for result in iter_run_results(path):
+            rows.append(self.item_row(result, options))
+        items = pd.DataFrame(rows)
+        if items.empty:
+            items = pd.DataFrame(columns=["id", "status", "error_type", "error"])
+        summary = {**run_counts(items), **self.summarize(items, options, gold)}
+        summary["task"] = self.name
+        summary.update(run_info(path))
+        scores = Scores(items=items, summary=json_ready(summary))
+        scores.report = self.report(scores)
+        if write and path.is_dir():
+            write_exports(path, scores, iter_run_results(path))
+        return scores
+
+    # ------------------------------------------------------------------ calibration
+
+    def calibration_row(
+        self,
+        gold: str | Path,
+        spec: JudgeSpec,
+        out: Path,
+        settings: dict[str, Any],
+        progress: bool,
+    ) -> tuple[dict[str, Any], pd.DataFrame]:
+        """Run one judge on one gold file and compare it with the gold labels.
+
+        Returns the leaderboard row (columns of
+        :data:`jurist.report.calibrate.LEADERBOARD_COLUMNS` that apply, plus any of the
+        task's own) and the per-label table (``side``, ``label``, ``n``, ``agreed``,
+        ``rate``, ``rate_low``, ``rate_high``). ``settings`` holds ``n_resamples``,
+        ``confidence``, ``seed`` and ``options`` (the task's options).
+        """
+        raise self.unsupported("be calibrated (it has no gold labels to compare with)")
+
+    # ------------------------------------------------------------------ optimization
+
+    def optimization(self, options: BaseModel) -> TaskAdapter:
+        """The optimization target: program, gold examples, postprocess and metric with feedback."""
+        raise self.unsupported("be optimized")
+
+    # ------------------------------------------------------------------ description
+
+    def describe(self) -> dict[str, Any]:
+        """What ``jurist tasks show`` prints: every part of the task a user can rely on."""
+        options = {
+            name: {
+                "type": getattr(info.annotation, "__name__", str(info.annotation)),
+                "default": json_ready(info.default) if not info.is_required() else None,
+                "required": info.is_required(),
+                "description": info.description or "",
+            }
+            for name, info in self.Options.model_fields.items()
+        }
+        return {
+            "name": self.name,
+            "source": self.source,
+            "description": self.description,
+            "inputs": dict(self.inputs),
+            "outputs": dict(self.outputs),
+            "metrics": dict(self.metrics),
+            "options": options,
+            "verbs": self.verbs,
+        }
+
+
+# ---------------------------------------------------------------------- shared scoring helpers
+
+
+def run_counts(items: pd.DataFrame) -> dict[str, Any]:
+    """Items, ok, failed (with ids and kinds) and usage of a per-item table."""
+    status = items["status"] if "status" in items else pd.Series(dtype=object)
+    failed = items[status == "failed"]
+    usage: dict[str, Any] = {}
+    for column in ("calls", "cache_hits", "prompt_tokens", "completion_tokens"):
+        usage[column] = int(pd.to_numeric(items[column]).sum()) if column in items else 0
+    if "cost" in items and items["cost"].notna().any():
+        usage["cost"] = float(pd.to_numeric(items["cost"]).sum())
+    else:
+        usage["cost"] = None
+    return {
+        "items": int(len(items)),
+        "ok": int((status == "ok").sum()),
+        "failed": int(len(failed)),
+        "failed_ids": [str(i) for i in failed["id"].tolist()[:100]] if len(failed) else [],
+        "failure_kinds": failed["error_type"].value_counts().to_dict() if len(failed) else {},
+        "usage": usage,
+    }
+
+
+def run_info(path: Path) -> dict[str, Any]:
+    """``{"run": {...}}`` from a run directory's manifest (judge, model, dataset, status), or ``{}``."""
+    from jurist.runner import MANIFEST
+
+    manifest_path = path / MANIFEST
+    if not (path.is_dir() and manifest_path.is_file()):
+        return {}
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    run = {key: manifest.get(key) for key in ("judge", "judge_fingerprint", "dataset", "status")}
+    run["model"] = manifest.get("config", {}).get("model")
+    return {"run": run}
+
+
+def write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) -> None:
+    """Write a scored run's exports into its directory, each through a temporary file."""
+    tmp = run_dir / "results.jsonl.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        for result in results:
+            handle.write(result.model_dump_json() + "\n")
+    tmp.replace(run_dir / "results.jsonl")
+    table = scores.items
+    table.to_csv(run_dir / "items.csv.tmp", index=False)
+    (run_dir / "items.csv.tmp").replace(run_dir / "items.csv")
+    flat = table.copy()
+    for column in flat.columns:
+        if flat[column].map(lambda v: isinstance(v, list | dict)).any():
+            flat[column] = flat[column].map(lambda v: json.dumps(v, default=str) if v is not None else None)
+    flat.to_parquet(run_dir / "items.parquet.tmp", index=False)
+    (run_dir / "items.parquet.tmp").replace(run_dir / "items.parquet")
+    atomic_write_text(run_dir / "summary.json", json.dumps(scores.summary, indent=2, default=str))
+    atomic_write_text(run_dir / "report.md", scores.report)

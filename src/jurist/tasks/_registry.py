@@ -1,0 +1,120 @@
+"""The one registry of judge tasks: built-in, from installed packages, and from YAML files.
+
+- Built-in tasks are listed in :data:`BUILTIN` (name -> module that defines them); a
+  module is imported only when its task is asked for, so ``jurist --help`` stays fast.
+- Installed packages add tasks under the entry-point group ``jurist.tasks``: the entry
+  point's name is the task name and its object a :class:`~jurist.tasks.Task` subclass,
+  an instance, or a function returning one.
+- :func:`register_task` adds one from Python (usable as a class decorator).
+- A path to a YAML task file (``*.yaml`` / ``*.yml``) is read with
+  :meth:`~jurist.tasks.Task.from_yaml` wherever a task name is accepted.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jurist.errors import ConfigError
+from jurist.tasks._contract import Task
+
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "get_task", "register_task", "task_names"]
+
+ENTRY_POINT_GROUP = "jurist.tasks"
+
+BUILTIN: dict[str, str] = {
+    "ragbench": "jurist.tasks.ragbench",
+    "pairwise": "jurist.tasks.pairwise",
+    "rgb": "jurist.tasks.rgb",
+    "rgb-rejection": "jurist.tasks.rgb",
+    "rgb-error-detection": "jurist.tasks.rgb",
+    "gates": "jurist.tasks.gates",
+    "heritage": "jurist.tasks.heritage",
+    "heritage-ner": "jurist.tasks.heritage",
+    "heritage-classification": "jurist.tasks.heritage",
+    "heritage-linking": "jurist.tasks.heritage",
+    "heritage-qa": "jurist.tasks.heritage",
+}
+"""Built-in task name -> the module whose ``TASKS`` mapping defines it."""
+
+_registered: dict[str, Task] = {}
+T = TypeVar("T", bound=type[Task])
+
+
+def register_task(task: T | Task) -> Any:
+    """Register a task (a :class:`Task` subclass or instance) under its ``name``.
+
+    Works as a class decorator::
+
+        @jurist.register_task
+        class Toxicity(jurist.Task):
+            name = "toxicity"
+            ...
+
+    A later registration of the same name replaces the earlier one (so a notebook cell can
+    be run again).
+    """
+    instance = task() if isinstance(task, type) else task
+    if not instance.name:
+        raise ConfigError("a task needs a non-empty 'name'", field="name")
+    _registered[instance.name] = instance
+    return task
+
+
+def _as_task(obj: Any, origin: str) -> Task:
+    if isinstance(obj, type) and issubclass(obj, Task):
+        return obj()
+    if isinstance(obj, Task):
+        return obj
+    if callable(obj):
+        made = obj()
+        if isinstance(made, Task):
+            return made
+    raise ConfigError(f"{origin} does not give a jurist Task (got {type(obj).__name__})", field="task")
+
+
+def _entry_points() -> dict[str, Any]:
+    return {point.name: point for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _builtin(name: str) -> Task:
+    module = importlib.import_module(BUILTIN[name])
+    tasks: dict[str, Callable[[], Task]] = module.TASKS
+    return tasks[name]()
+
+
+def _is_task_file(name: str) -> bool:
+    return name.lower().endswith((".yaml", ".yml")) or ("/" in name and Path(name).suffix != "")
+
+
+def get_task(name: str | Path | Task) -> Task:
+    """The task called ``name``, or the task a YAML file at that path defines.
+
+    Raises:
+        ConfigError: No task has that name (the message lists the known ones), or the
+            YAML file is malformed (the message names the key).
+    """
+    if isinstance(name, Task):
+        return name
+    text = str(name)
+    if text in _registered:
+        return _registered[text]
+    if text in BUILTIN:
+        return _builtin(text)
+    points = _entry_points()
+    if text in points:
+        task = _as_task(points[text].load(), f"entry point {text!r} ({points[text].value})")
+        task.source = f"entry point {points[text].value}"
+        return task
+    if _is_task_file(text) or Path(text).is_file():
+        return Task.from_yaml(text)
+    known = ", ".join(task_names())
+    raise ConfigError(f"no task {text!r}; tasks: {known} (or a path to a YAML task file)", field="task")
+
+
+def task_names() -> list[str]:
+    """Every registered task name: built-in, Python-registered and from installed packages."""
+    return sorted({*BUILTIN, *_registered, *_entry_points()})

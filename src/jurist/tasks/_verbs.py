@@ -1,0 +1,278 @@
+"""The verbs over any task: judge, score, calibrate, optimize, prompt.
+
+Each takes a task (a registered name, a path to a YAML task file, or a
+:class:`~jurist.tasks.Task`) and calls the task's hooks; none of them names a task.
+These are the public Python API (``jurist.judge``, ``jurist.score``, ...) and what the
+CLI's generic commands call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from jurist.errors import ConfigError
+from jurist.judges.config import JudgeConfig, load_config
+from jurist.report.calibrate import (
+    LEADERBOARD_COLUMNS,
+    Calibration,
+    CalibrationThresholds,
+    GateCheck,
+    write_calibration,
+)
+from jurist.tasks._contract import JudgeRun, Scores, Task
+from jurist.tasks._registry import get_task
+from jurist.tasks.calibration_rows import JudgeSpec
+
+__all__ = ["calibrate", "judge", "judge_specs", "optimize", "prompt", "score"]
+
+TaskRef = str | Path | Task
+ConfigRef = JudgeConfig | str | Path | None
+
+
+def _config(config: ConfigRef) -> JudgeConfig:
+    return config if isinstance(config, JudgeConfig) else load_config(config)
+
+
+def judge(
+    task: TaskRef,
+    data: str | Path,
+    config: ConfigRef = None,
+    *,
+    out: str | Path,
+    options: dict[str, Any] | BaseModel | None = None,
+    retry_failed: bool = False,
+    progress: bool = True,
+) -> JudgeRun:
+    """Judge every row of ``data`` with a task's judge into the run directory ``out``.
+
+    The config names the judge (``None``: the task's offline baseline). Running again into
+    ``out`` resumes: finished items are kept and not judged again. Failed items are
+    recorded with their raw answers and never scored.
+
+    Returns:
+        The run directory and its scores (``run.items`` is the per-item DataFrame,
+        ``run.summary`` the figures of ``summary.json``).
+    """
+    found = get_task(task)
+    return found.judge(
+        data, out, _config(config), found.options(options), retry_failed=retry_failed, progress=progress
+    )
+
+
+def score(
+    task: TaskRef,
+    run: str | Path,
+    *,
+    gold: str | Path | None = None,
+    options: dict[str, Any] | BaseModel | None = None,
+    write: bool = False,
+) -> Scores:
+    """Score a recorded run of a task (no model is called), with agreement against ``gold``."""
+    found = get_task(task)
+    return found.score(run, found.options(options), gold=gold, write=write)
+
+
+# ---------------------------------------------------------------------- calibrate
+
+
+def _name_of(source: str | Path | JudgeConfig | None) -> str:
+    if source is None or str(source) == "baseline":
+        return "baseline"
+    if isinstance(source, JudgeConfig):
+        return "baseline" if source.is_baseline else source.model.replace("/", "_")
+    return Path(source).stem
+
+
+def judge_specs(configs: Sequence[str | Path | JudgeConfig | JudgeSpec | None]) -> list[JudgeSpec]:
+    """Judges from config files (``baseline`` or ``None`` for the offline baseline), named
+    after their files (or models), or given as :class:`JudgeSpec`; repeated names get
+    ``-2``, ``-3``, ... An empty list gives the baseline alone."""
+    specs: list[JudgeSpec] = []
+    seen: dict[str, int] = {}
+    for source in configs or [None]:
+        if isinstance(source, JudgeSpec):
+            name, config = source.name, source.config
+        else:
+            config = _config(None if source is None or str(source) == "baseline" else source)
+            name = _name_of(source)
+        seen[name] = seen.get(name, 0) + 1
+        specs.append(JudgeSpec(name if seen[name] == 1 else f"{name}-{seen[name]}", config))
+    return specs
+
+
+def _check_gates(leaderboard: pd.DataFrame, thresholds: CalibrationThresholds) -> list[GateCheck]:
+    checks = []
+    for gate, column, kind, threshold in thresholds.checks():
+        for row in leaderboard.to_dict(orient="records"):
+            value = row.get(column)
+            present = value is not None and not (isinstance(value, float) and math.isnan(value))
+            passed = present and (value >= threshold if kind == "min" else value <= threshold)
+            checks.append(
+                GateCheck(
+                    gate=gate,
+                    dataset=str(row["dataset"]),
+                    judge=str(row["judge"]),
+                    value=float(value) if present else None,
+                    threshold=float(threshold),
+                    passed=bool(passed),
+                )
+            )
+    return checks
+
+
+def calibrate(
+    task: TaskRef,
+    gold: Sequence[str | Path],
+    configs: Sequence[str | Path | JudgeConfig | JudgeSpec | None] = (),
+    *,
+    out: str | Path,
+    thresholds: CalibrationThresholds | None = None,
+    options: dict[str, Any] | BaseModel | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    progress: bool = False,
+    write: bool = True,
+) -> Calibration:
+    """Run every judge on every gold file and compare each with the gold labels.
+
+    Each judge's runs go to ``OUT/runs/{judge}-{fingerprint}/{dataset}``, so running the
+    same calibration again reads finished judgments back instead of calling a provider.
+
+    Args:
+        task: A task whose :meth:`~jurist.tasks.Task.calibration_row` compares with gold.
+        gold: Gold files (``sample:NAME`` allowed); each is one dataset of the leaderboard.
+        configs: Judge configs (paths, ``JudgeConfig``s, named :class:`JudgeSpec`s, or
+            ``"baseline"``/``None`` for the offline baseline); empty means the baseline alone.
+        out: Directory for the judges' run directories and the reports.
+        thresholds: Gates (see :class:`CalibrationThresholds`); a value that cannot be
+            computed fails its gate.
+        options: The task's options (e.g. ``{"num_options": 3}``).
+        n_resamples: Bootstrap resamples of the intervals.
+        confidence: Confidence level of the intervals.
+        seed: Seed of the bootstrap.
+        progress: Show the runner's progress bars.
+        write: Write ``leaderboard.md``, ``leaderboard.csv``, ``by_label.csv`` and
+            ``calibration.json`` into ``out``.
+
+    Raises:
+        ConfigError: The task cannot be calibrated, or a config is invalid.
+        InputError: A gold file is malformed or holds no gold label.
+    """
+    found = get_task(task)
+    if "calibrate" not in found.verbs:
+        raise found.unsupported("be calibrated (it has no gold labels to compare with)")
+    if not gold:
+        raise ConfigError("give at least one gold file", field="gold")
+    task_options = found.options(options)
+    out_dir = Path(out)
+    specs = judge_specs(list(configs))
+    settings: dict[str, Any] = {
+        "n_resamples": n_resamples,
+        "confidence": confidence,
+        "seed": seed,
+        "options": task_options,
+        **task_options.model_dump(),
+    }
+    rows, tables = [], []
+    for path in gold:
+        for spec in specs:
+            row, by_label = found.calibration_row(path, spec, out_dir, settings, progress)
+            rows.append(row)
+            tables.append(by_label)
+    leaderboard = pd.DataFrame(rows)
+    extra = sorted(c for c in leaderboard.columns if c not in LEADERBOARD_COLUMNS)
+    leaderboard = leaderboard.reindex(columns=LEADERBOARD_COLUMNS + extra)
+    order = {name: i for i, name in enumerate(dict.fromkeys(leaderboard["dataset"]))}
+    leaderboard = (
+        leaderboard.assign(_order=leaderboard["dataset"].map(order))
+        .sort_values(["_order", "kappa"], ascending=[True, False], na_position="last", kind="stable")
+        .drop(columns="_order")
+        .reset_index(drop=True)
+    )
+    label_columns = ["dataset", "judge", "side", "label", "n", "agreed", "rate", "rate_low", "rate_high"]
+    by_label = pd.concat(tables, ignore_index=True).reindex(columns=label_columns)
+    settings.pop("options")
+    result = Calibration(
+        task=found.name,
+        leaderboard=leaderboard,
+        by_label=by_label,
+        gates=_check_gates(leaderboard, thresholds or CalibrationThresholds()),
+        settings={**settings, "judges": [spec.name for spec in specs], "gold": [str(g) for g in gold]},
+        out_dir=out_dir,
+    )
+    if write:
+        write_calibration(result, out_dir)
+    return result
+
+
+# ---------------------------------------------------------------------- optimize
+
+
+def optimize(
+    task: TaskRef,
+    train: str | Path,
+    dev: str | Path,
+    config: ConfigRef,
+    *,
+    out: str | Path,
+    options: dict[str, Any] | BaseModel | None = None,
+    **kwargs: Any,
+) -> Any:
+    """Compile a task's LLM judge against gold labels and write a versioned artifact.
+
+    ``kwargs`` go to :func:`jurist.optimize.optimize` (``optimizer``, ``test``,
+    ``prompt_config``, ``settings``). Returns its :class:`~jurist.optimize.OptimizeResult`.
+    """
+    from jurist.optimize import optimize as compile_judge
+
+    found = get_task(task)
+    if "optimize" not in found.verbs:
+        raise found.unsupported("be optimized")
+    target = found.optimization(found.options(options))
+    return compile_judge(target, train, dev, config, out=out, **kwargs)
+
+
+# ---------------------------------------------------------------------- prompt
+
+
+def prompt(
+    task: TaskRef,
+    data: str | Path,
+    config: ConfigRef = None,
+    *,
+    row: int = 0,
+    options: dict[str, Any] | BaseModel | None = None,
+) -> list[dict[str, Any]]:
+    """The exact messages the judge would send for one row, without calling anything.
+
+    With a config that names the offline baseline, the messages are those of the task's
+    uncompiled LLM program (what a model would see). A compiled program (``program`` in
+    the config) shows its instructions and demos.
+
+    Returns:
+        One entry per judge call of the row: ``{"item": id, "messages": [{"role", "content"}]}``.
+    """
+    from jurist.datasets.samples import resolve_input
+    from jurist.judges.judge import LLMJudge
+    from jurist.judges.prompting import capture_messages
+
+    found = get_task(task)
+    task_options = found.options(options)
+    judge_config = _config(config)
+    if judge_config.is_baseline and judge_config.program is None:
+        judge_config = judge_config.model_copy(update={"model": "openai/prompt-preview"})
+    made = found.make_judge(judge_config, task_options)
+    if not isinstance(made, LLMJudge):
+        raise found.unsupported("show a prompt (its judge sends no messages)")
+    dataset = found.read(resolve_input(data), task_options)
+    calls = []
+    for item in found.row_items(dataset, task_options, row):
+        calls.append({"item": item.id, "messages": capture_messages(made.program, made.config, item.inputs)})
+    return calls

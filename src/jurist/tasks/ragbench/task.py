@@ -1,0 +1,129 @@
+"""The RAGBench/TRACe task: sentence-level support labels of a RAG response, scored as TRACe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dspy
+import pandas as pd
+from pydantic import BaseModel
+
+from jurist.datasets.ragbench import load_ragbench
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import BaselineJudge, Judge
+from jurist.programs.ragbench import RagbenchJudge
+from jurist.report.ragbench import render_report
+from jurist.runner import Item
+from jurist.schemas import ItemResult
+from jurist.tasks._contract import JudgeRun, Scores, Task
+from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks.ragbench import calibration, scoring
+from jurist.tasks.ragbench.optimization import RagbenchAdapter
+
+
+class RagbenchTask(Task):
+    """RAGBench (arXiv 2407.11005): which document sentences are relevant and utilized, and
+    whether each response sentence is supported; TRACe scores follow from those labels."""
+
+    name = "ragbench"
+    description = (
+        "Label a RAG response sentence by sentence (RAGBench/TRACe): the relevant and utilized "
+        "document-sentence keys, and whether each response sentence is fully supported. "
+        "Scores: context relevance, context utilization, completeness, adherence; agreement "
+        "with RAGBench gold (hallucination AUROC, adherence accuracy, RMSE)."
+    )
+    inputs = {
+        "question": "the user's question",
+        "documents": "the retrieved documents (sentences keyed 0a, 0b, ...)",
+        "response": "the RAG system's answer (sentences keyed a, b, ...)",
+    }
+    outputs = {
+        "all_relevant_sentence_keys": "document sentences relevant to the question",
+        "all_utilized_sentence_keys": "document sentences the response uses",
+        "sentence_support_information": "per response sentence: fully supported or not, with the keys",
+        "overall_supported": "the whole response is supported",
+    }
+    metrics = {
+        "context_relevance": "relevant tokens / document tokens",
+        "context_utilization": "utilized tokens / document tokens",
+        "completeness": "relevant and utilized tokens / relevant tokens",
+        "adherence": "every response sentence fully supported",
+        "hallucination_auroc": "AUROC of 1 − adherence fraction against gold 'not supported'",
+    }
+
+    def read(self, path: str | Path, options: BaseModel) -> Any:
+        return load_ragbench(path)
+
+    def items(self, dataset: Any, options: BaseModel) -> Any:
+        return (Item(id=row.id, inputs=scoring.ragbench_inputs(row)) for row in dataset)
+
+    def program(self, options: BaseModel) -> dspy.Module:
+        return RagbenchJudge()
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
+        return scoring.llm_postprocess(prediction, inputs)
+
+    def baseline(self, options: BaseModel) -> Judge:
+        return BaselineJudge(scoring.baseline_output, name="baseline", version="1")
+
+    def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
+        return scoring.item_row(result)
+
+    def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
+        return scoring.summarize(items, gold)
+
+    def summary_lines(self, run: JudgeRun) -> list[str]:
+        summary = run.summary
+        lines = super().summary_lines(run)[:1]
+        for name in scoring.TRACE_METRICS:
+            value = summary["trace"].get(name, {}).get("mean")
+            lines.append(f"  {name}: {'n/a' if value is None else f'{value:.3f}'}")
+        auroc = (summary.get("agreement") or {}).get("hallucination_auroc")
+        if auroc is not None:
+            lines.append(f"  hallucination AUROC vs gold: {auroc:.3f}")
+        return [*lines, f"report: {run.run_dir / 'report.md'}"]
+
+    def report(self, scores: Scores) -> str:
+        return render_report(scores.summary, scores.items[scores.items["status"] == "failed"])
+
+    def calibration_row(
+        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+    ) -> tuple[dict[str, Any], pd.DataFrame]:
+        options = self.options()
+
+        def judge(file: Path, run_dir: Path, config: JudgeConfig, show: bool) -> JudgeRun:
+            return self.judge(file, run_dir, config, options, progress=show)
+
+        return calibration.calibration_row(judge, gold, spec, out, settings, progress)
+
+    def optimization(self, options: BaseModel) -> RagbenchAdapter:
+        return RagbenchAdapter()
+
+
+TASK = RagbenchTask()
+
+
+def judge_ragbench(
+    input_path: str | Path,
+    out_dir: str | Path,
+    config: JudgeConfig | str | Path | None = None,
+    *,
+    retry_failed: bool = False,
+    progress: bool = True,
+) -> JudgeRun:
+    """Judge every row of a RAGBench file into ``out_dir`` and write its exports
+    (``jurist.judge("ragbench", ...)`` under its historical name)."""
+    from jurist.tasks._verbs import judge
+
+    return judge(TASK, input_path, config, out=out_dir, retry_failed=retry_failed, progress=progress)
+
+
+def score_ragbench(results: str | Path, gold: str | Path | None = None, *, write: bool = False) -> Scores:
+    """Score recorded RAGBench results (a run directory or its ``results.jsonl``); no model is called."""
+    return TASK.score(results, TASK.options(), gold=gold, write=write)
+
+
+def make_ragbench_judge(config: JudgeConfig) -> Judge:
+    """The judge a config names: the offline baseline, the LLM program, or a compiled program."""
+    return TASK.make_judge(config, TASK.options())
