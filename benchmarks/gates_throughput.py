@@ -97,7 +97,8 @@ def write_traces(paths: dict[int, Path], n_gold: int, rng: random.Random) -> Non
 def worker(mode: str, gold: str, traces: str) -> None:
     """Run one mode in this process and print a JSON line of its figures."""
     if mode == "jurist":
-        from jurist.report.gates import render_markdown, score_traces
+        from jurist.report.gates import render_markdown
+        from jurist.tasks.gates import score_traces
 
         base = _rss_kb()
         start = time.perf_counter()

@@ -2,10 +2,18 @@
 
 The public API, one import away (loaded on first use, so ``import jurist`` stays cheap)::
 
-    from jurist import JudgeConfig, judge_ragbench, score_ragbench
+    import jurist
 
-Each task's operations live in :mod:`jurist.tasks`, optimization in :mod:`jurist.optimize`
-(``from jurist.optimize import optimize``), metrics in :mod:`jurist.metrics`.
+    task = jurist.Task.from_yaml("helpfulness.yaml")      # or a name: jurist.get_task("ragbench")
+    run = jurist.judge(task, "data.jsonl", "judge.yaml", out="runs/a")   # -> run.items (DataFrame)
+    scores = jurist.score(task, "runs/a", gold="data.jsonl")
+    board = jurist.calibrate(task, ["gold.jsonl"], ["a.yaml", "b.yaml"], out="calibration")
+    result = jurist.optimize(task, "train.jsonl", "dev.jsonl", "judge.yaml", out="judge.json")
+    messages = jurist.prompt(task, "data.jsonl", "judge.yaml", row=0)
+
+A task is a :class:`jurist.Task` (``jurist/tasks/_contract.py`` says what one must provide);
+register your own with :func:`jurist.register_task` or the ``jurist.tasks`` entry-point
+group. Metrics live in :mod:`jurist.metrics`, optimization internals in :mod:`jurist.optimization`.
 """
 
 from __future__ import annotations
@@ -14,18 +22,26 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
+    "Task": "jurist.tasks",
+    "register_task": "jurist.tasks",
+    "get_task": "jurist.tasks",
+    "task_names": "jurist.tasks",
+    "judge": "jurist.tasks",
+    "score": "jurist.tasks",
+    "calibrate": "jurist.tasks",
+    "optimize": "jurist.tasks",
+    "prompt": "jurist.tasks",
     "JudgeConfig": "jurist.judges.config",
     "load_config": "jurist.judges.config",
     "judge_ragbench": "jurist.tasks.ragbench",
     "score_ragbench": "jurist.tasks.ragbench",
-    "judge_pairwise": "jurist.tasks.pairwise_run",
+    "judge_pairwise": "jurist.tasks.pairwise",
     "score_pairwise_records": "jurist.tasks.pairwise",
-    "score_traces": "jurist.report.gates",
-    "run_rgb_suite": "jurist.tasks.rgb_suite",
-    "score_rgb_predictions": "jurist.tasks.rgb_predictions",
+    "score_traces": "jurist.tasks.gates",
+    "run_rgb_suite": "jurist.tasks.rgb",
+    "score_rgb_predictions": "jurist.tasks.rgb",
     "judge_heritage": "jurist.tasks.heritage",
     "score_heritage": "jurist.tasks.heritage",
-    "calibrate": "jurist.tasks.calibrate",
     "OpenAICompatibleServer": "jurist.testing",
 }
 

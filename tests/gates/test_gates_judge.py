@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jurist.cli.gates import run_gate
 from jurist.judges.config import JudgeConfig
-from jurist.report.gates import report_to_dict, score_traces
-from jurist.tasks.gates_judge import score_traces_judged
+from jurist.report.gates import report_to_dict
+from jurist.tasks.gates import run_gate, score_traces, score_traces_judged
 from jurist.testing import OpenAICompatibleServer
 from support import prompt_sections
 

@@ -20,19 +20,16 @@ from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.heritage_ner import entity_example_f1
 from jurist.metrics.heritage_qa import qa_example_score
-from jurist.optimize import (
+from jurist.optimization import (
     OptimizerSettings,
-    adapter_tasks,
     evaluate_program,
-    get_adapter,
     load_program,
-    optimize,
     read_artifact,
     write_artifact,
 )
-from jurist.optimize.adapters.heritage import HERITAGE_ADAPTERS, write_heritage_splits
 from jurist.programs.heritage_baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
-from jurist.tasks.heritage import heritage_items, judge_heritage
+from jurist.tasks import get_adapter, get_task, optimize, task_names
+from jurist.tasks.heritage import HERITAGE_ADAPTERS, heritage_items, judge_heritage, write_heritage_splits
 from jurist.testing import OpenAICompatibleServer, last_user_message
 from support import prompt_sections
 
@@ -128,7 +125,7 @@ def _entity(text: str, label: str, start: int | None = None) -> dict[str, Any]:
 
 
 def test_the_four_tasks_are_discovered():
-    assert set(HERITAGE_ADAPTERS) <= set(adapter_tasks())
+    assert set(HERITAGE_ADAPTERS) <= {name for name in task_names() if "optimize" in get_task(name).verbs}
     for task, (subtask, _) in TASKS.items():
         adapter = get_adapter(task)
         assert adapter.task == task and adapter.subtask == subtask and adapter.options() == {}

@@ -12,7 +12,10 @@ from optimize_helpers import longer_or_first, marker_ragbench_answer
 
 from jurist.cli import main
 from jurist.metrics.agreement import auroc
-from jurist.tasks.calibrate import CalibrationThresholds, JudgeSpec, auroc_from_counts, calibrate
+from jurist.metrics.gold_agreement import auroc_from_counts
+from jurist.report.calibrate import CalibrationThresholds
+from jurist.tasks import calibrate
+from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.testing import OpenAICompatibleServer
 from support import write_jsonl
 
@@ -219,3 +222,27 @@ def test_baseline_figures_in_the_docs(tmp_path):
     docs = (Path(__file__).resolve().parents[2] / "docs" / "optimize.md").read_text(encoding="utf-8")
     assert f"| llmbar_natural_sample | baseline | 50 | {pairs['accuracy']:.3f}" in docs
     assert "| ragbench_covidqa_sample | baseline | 60 | 0.683" in docs
+
+
+def test_pairwise_calibration_settings_name_its_options_and_keep_the_seed(tmp_path):
+    result = calibrate("pairwise", ["sample:pairs"], out=tmp_path / "p", n_resamples=20, seed=3, write=False)
+    assert result.settings["seed"] == 3 and result.settings["num_options"] == 2
+    assert set(result.settings) == {
+        "n_resamples",
+        "confidence",
+        "seed",
+        "num_options",
+        "length_unit",
+        "judges",
+        "gold",
+    }
+    three = calibrate(
+        "pairwise",
+        ["sample:pairs"],
+        out=tmp_path / "p",
+        n_resamples=20,
+        options={"num_options": 3},
+        write=False,
+    )
+    assert three.settings["num_options"] == 3
+    assert three.leaderboard.iloc[0]["run_dir"].endswith("__3opt")

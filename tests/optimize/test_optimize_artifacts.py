@@ -10,7 +10,7 @@ import pytest
 from jurist.cli import main
 from jurist.errors import ArtifactError
 from jurist.judges.config import JudgeConfig
-from jurist.optimize import (
+from jurist.optimization import (
     Artifact,
     DataSplit,
     SplitScore,
@@ -19,11 +19,11 @@ from jurist.optimize import (
     read_artifact,
     write_artifact,
 )
-from jurist.optimize._artifact import program_state
+from jurist.optimization._artifact import program_state
 from jurist.programs.pairwise import PairwiseJudgeProgram
 from jurist.programs.ragbench import RagbenchJudge
 from jurist.runner import versions
-from jurist.tasks.pairwise_run import make_pairwise_judge
+from jurist.tasks.pairwise import make_pairwise_judge
 from jurist.tasks.ragbench import make_ragbench_judge
 
 

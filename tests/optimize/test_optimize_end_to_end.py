@@ -13,15 +13,15 @@ from optimize_helpers import HINT, pairs_rows, read_json
 
 from jurist.cli import main
 from jurist.datasets.io import sha256_file
-from jurist.optimize import (
+from jurist.optimization import (
     OptimizerSettings,
     evaluate_program,
-    get_adapter,
     load_program,
     optimize,
     read_artifact,
 )
 from jurist.runner import RESULTS_DB, ResultStore
+from jurist.tasks import get_adapter
 from support import ragbench_rows, write_jsonl
 
 SMALL_MIPRO = OptimizerSettings(auto=None, num_candidates=3, num_trials=4, max_demos=2)
@@ -41,7 +41,9 @@ def test_bootstrap_ragbench_artifact_loads_differs_and_rescores(
     learning_config, learning_server, ragbench_files, tmp_path
 ):
     out = tmp_path / "ragbench-judge.json"
-    result = optimize("ragbench", ragbench_files["train"], ragbench_files["dev"], learning_config, out=out)
+    result = optimize(
+        get_adapter("ragbench"), ragbench_files["train"], ragbench_files["dev"], learning_config, out=out
+    )
 
     data = read_json(out)
     assert data["format"] == "jurist.compiled-program" and data["format_version"] == 1
@@ -142,7 +144,7 @@ def test_mipro_finds_the_better_instruction(learning_config, pairs_files, tmp_pa
     pytest.importorskip("optuna", reason="MIPROv2 needs optuna (in the test extra)")
     out = tmp_path / "mipro.json"
     result = optimize(
-        "pairwise",
+        get_adapter("pairwise"),
         pairs_files["train"],
         pairs_files["dev"],
         learning_config,
@@ -164,7 +166,7 @@ def test_mipro_finds_the_better_instruction(learning_config, pairs_files, tmp_pa
 def test_gepa_reflects_on_the_metric_feedback(learning_config, learning_server, pairs_files, tmp_path):
     out = tmp_path / "gepa.json"
     result = optimize(
-        "pairwise",
+        get_adapter("pairwise"),
         pairs_files["train"],
         pairs_files["dev"],
         learning_config,
@@ -190,7 +192,7 @@ def test_gepa_on_ragbench_feeds_back_missed_sentence_keys(
     learning_config, learning_server, ragbench_files, tmp_path
 ):
     result = optimize(
-        "ragbench",
+        get_adapter("ragbench"),
         ragbench_files["train"],
         ragbench_files["dev"],
         learning_config,

@@ -15,18 +15,17 @@ import jurist.metrics.key_overlap
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.key_overlap import key_overlap
-from jurist.optimize import (
+from jurist.optimization import (
     GuardedProgram,
     JudgeMetric,
     MetricResult,
     Tally,
     TaskAdapter,
-    adapter_tasks,
-    get_adapter,
     optimize,
     split_train,
 )
 from jurist.signatures.ragbench import SentenceSupport
+from jurist.tasks import Task, get_adapter, register_task, task_names
 from support import ragbench_rows, write_jsonl
 
 
@@ -174,12 +173,20 @@ class _EchoAdapter(TaskAdapter):
         return MetricResult(float(output["echo"] == example.gold), "ok")
 
 
+class _EchoTask(Task):
+    name = "test-echo"
+
+    def optimization(self, options):
+        return _EchoAdapter()
+
+
 def test_a_new_task_plugs_in_by_subclassing(tmp_path):
-    assert {"pairwise", "ragbench", "test-echo"} <= set(adapter_tasks())
+    register_task(_EchoTask)
+    assert {"pairwise", "ragbench", "test-echo"} <= set(task_names())
     assert isinstance(get_adapter("test-echo"), _EchoAdapter)
-    with pytest.raises(ConfigError, match="no optimizable task 'nope'; tasks: .*pairwise.*ragbench"):
+    with pytest.raises(ConfigError, match="no task 'nope'; tasks: .*pairwise.*ragbench"):
         get_adapter("nope")
-    with pytest.raises(ConfigError, match="does not take the options"):
+    with pytest.raises(ConfigError, match="task 'ragbench': unknown option"):
         get_adapter("ragbench", num_options=3)
 
 
@@ -211,11 +218,11 @@ def test_dev_must_be_held_out_and_the_judge_must_be_an_llm(tmp_path, llm_config)
     train = write_jsonl(tmp_path / "train.jsonl", pairs_rows(4))
     dev = write_jsonl(tmp_path / "dev.jsonl", pairs_rows(2, start=3))  # pair p3 is in both
     with pytest.raises(InputError, match=r"2 dev example\(s\) also occur in the training data.*'p3\|12'"):
-        optimize("pairwise", train, dev, llm_config, out=tmp_path / "a.json")
+        optimize(get_adapter("pairwise"), train, dev, llm_config, out=tmp_path / "a.json")
     with pytest.raises(ConfigError, match="needs an LLM judge"):
-        optimize("pairwise", train, dev, JudgeConfig(), out=tmp_path / "a.json")
+        optimize(get_adapter("pairwise"), train, dev, JudgeConfig(), out=tmp_path / "a.json")
     with pytest.raises(ConfigError, match="unknown optimizer 'sgd'"):
-        optimize("pairwise", train, dev, llm_config, out=tmp_path / "a.json", optimizer="sgd")
+        optimize(get_adapter("pairwise"), train, dev, llm_config, out=tmp_path / "a.json", optimizer="sgd")
     rb = write_jsonl(tmp_path / "rb.jsonl", ragbench_rows(2))
     with pytest.raises(InputError):
-        optimize("ragbench", rb, dev, llm_config, out=tmp_path / "a.json")
+        optimize(get_adapter("ragbench"), rb, dev, llm_config, out=tmp_path / "a.json")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from typer.testing import CliRunner
 
-import jurist.cli.pairwise  # noqa: F401  (registers the commands)
+import jurist.cli.verbs  # noqa: F401  (registers the commands)
 from jurist.cli import app
 from jurist.errors import InputError
 
@@ -58,3 +58,45 @@ def test_score_pairwise_gold(tmp_path: Path) -> None:
     assert (by_label["rate_low"] <= by_label["rate"]).all() and (
         by_label["rate"] <= by_label["rate_high"]
     ).all()
+
+
+def test_judge_then_score_the_run_directory(tmp_path: Path) -> None:
+    pairs = DATA / "llmbar" / "natural_sample.json"
+    judged = CliRunner().invoke(
+        app, ["judge", "pairwise", str(pairs), "--out", str(tmp_path), "--no-progress", "--resamples", "50"]
+    )
+    assert judged.exit_code == 0, judged.output
+    run_dir = tmp_path / "natural_sample__baseline__pairs__ref-allpairs__2opt"
+    assert judged.output.rstrip("\n").endswith(f"run directory: {run_dir}")
+    # The run directory, or the --out directory holding it, scores to the same report.
+    for target in (run_dir, tmp_path):
+        scored = CliRunner().invoke(app, ["score", "pairwise", str(target), "--resamples", "50"])
+        assert scored.exit_code == 0, scored.output
+        assert scored.output.rstrip("\n") in judged.output
+    summary = json.loads(
+        CliRunner().invoke(app, ["score", "pairwise", str(run_dir), "--json", "--resamples", "0"]).output
+    )
+    assert summary["judge"] == "baseline" and summary["agreement"][-1]["pairs"] == 12
+
+
+def test_score_pairwise_gold_takes_several_files() -> None:
+    result = CliRunner().invoke(
+        app,
+        ["score", "pairwise-gold", str(DATA / "llmbar" / "natural_sample.json"), "sample:pairs", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert [row["dataset"] for row in summary["agreement"]] == [
+        "natural_sample",
+        "llmbar_natural_sample",
+        "all",
+    ]
+
+
+def test_prompt_shows_both_orders_of_a_pair() -> None:
+    result = CliRunner().invoke(
+        app, ["prompt", "pairwise", str(DATA / "llmbar" / "natural_sample.json"), "--row", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    items = [line for line in result.output.splitlines() if line.startswith("=== item ")]
+    assert len(items) == 2 and items[0].endswith("|12 ===") and items[1].endswith("|21 ===")

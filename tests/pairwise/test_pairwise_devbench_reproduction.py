@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-import jurist.cli.pairwise  # noqa: F401  (registers `score pairwise`)
+import jurist.cli.verbs  # noqa: F401  (registers `score pairwise`)
 from jurist.cli import app
 from jurist.report.pairwise import subeval_log, write_pairwise_scores
 from jurist.tasks.pairwise import score_pairwise_records, token_counter

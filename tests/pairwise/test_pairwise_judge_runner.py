@@ -10,7 +10,7 @@ import pytest
 
 from jurist.errors import InputError
 from jurist.runner import RESULTS_DB, ResultStore
-from jurist.tasks.pairwise_run import judge_pairwise
+from jurist.tasks.pairwise import judge_pairwise
 from jurist.testing import OpenAICompatibleServer
 from support import prompt_sections
 

@@ -19,8 +19,9 @@ from rgb_support import fact_rows, plain_rows
 from jurist.datasets.samples import sample_path
 from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
-from jurist.optimize import evaluate_program, get_adapter, load_program, optimize, read_artifact
-from jurist.tasks.calibrate import JudgeSpec, calibrate
+from jurist.optimization import evaluate_program, load_program, read_artifact
+from jurist.tasks import calibrate, get_adapter, optimize
+from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.rgb import make_rgb_judge, rgb_judge_configs
 from support import run_cli
 

@@ -16,8 +16,7 @@ from rgb_support import DATA_DIR
 
 from jurist.cli import main
 from jurist.errors import InputError
-from jurist.tasks.rgb_predictions import score_rgb_predictions
-from jurist.tasks.rgb_suite import run_rgb_suite
+from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
 
 
 def reference_scores(path: Path, noise_rate: float) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from rgb_support import DATA_DIR, fact_rows, plain_rows
 
 from jurist.errors import ConfigError, RunDirectoryError
 from jurist.runner import RESULTS_DB
-from jurist.tasks.rgb_suite import find_rgb_files, plan_rgb_suite, run_rgb_suite
+from jurist.tasks.rgb import find_rgb_files, plan_rgb_suite, run_rgb_suite
 
 
 def test_suite_on_the_rgb_slices_with_the_offline_responder(tmp_path):

@@ -1,7 +1,8 @@
 """The ``jurist`` command: one Typer app with a subcommand group per verb.
 
-Each task adds its commands in its own module (``jurist.cli.ragbench``, ...), which
-registers on the groups defined here; ``main`` is the console-script entry point.
+The verbs over any task (``judge``, ``score``, ``prompt``, ``calibrate``, ``optimize``,
+``tasks``) are in :mod:`jurist.cli.verbs`, ``calibrate`` and ``optimize``; ``gate`` and
+``rgb run`` are commands of one task each. ``main`` is the console-script entry point.
 """
 
 from __future__ import annotations
@@ -38,15 +39,10 @@ def _root(
     """LLM judges people can trust: judge, score, gate and optimize."""
 
 
-judge_app = typer.Typer(help="Run a judge over a dataset and write a run directory.", no_args_is_help=True)
-score_app = typer.Typer(help="Score judged results (no model is called).", no_args_is_help=True)
-app.add_typer(judge_app, name="judge")
-app.add_typer(score_app, name="score")
-
-
 def _register_commands() -> None:
-    # Imported for their side effect of adding commands to the groups above.
-    from jurist.cli import calibrate, gates, heritage, optimize, pairwise, ragbench, rgb  # noqa: F401
+    # Imported for their side effect of adding commands to the app above: the verbs over
+    # any task first, then the commands of one task's own (``gate``, ``rgb run``).
+    from jurist.cli import calibrate, gates, optimize, rgb, verbs  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,17 +9,15 @@ from typing import Annotated
 import typer
 
 from jurist.cli import app
-from jurist.report.calibrate import calibration_csv, calibration_markdown
-from jurist.tasks.calibrate import CalibrationThresholds, calibrate
+from jurist.cli.verbs import TASK_ARGS, TASK_OPTIONS, TaskArgs, task_and_arguments
+from jurist.report.calibrate import CalibrationThresholds, calibration_csv, calibration_markdown
+from jurist.tasks import calibrate
 
 _Threshold = float | None
 
 
-@app.command("calibrate")
+@app.command("calibrate", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
 def calibrate_command(
-    task: Annotated[
-        str, typer.Argument(help="A task with a calibrator: ragbench, pairwise, rgb-rejection, ...")
-    ],
     gold: Annotated[
         list[Path], typer.Option("--gold", "-g", help="Gold file (repeatable; sample:NAME allowed).")
     ],
@@ -33,9 +31,6 @@ def calibrate_command(
         Path, typer.Option("--out", "-o", help="Directory for runs and reports (rerun: resumed).")
     ] = Path("calibration"),
     output_format: Annotated[str, typer.Option("--format", help="Print markdown or csv.")] = "markdown",
-    num_options: Annotated[
-        int, typer.Option(min=2, max=4, help="pairwise: options the judges choose from.")
-    ] = 2,
     resamples: Annotated[int, typer.Option(min=0, help="Bootstrap resamples of the 95% intervals.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     min_kappa: Annotated[_Threshold, typer.Option(help="Gate: Cohen's kappa at least this.")] = None,
@@ -54,8 +49,13 @@ def calibrate_command(
         _Threshold, typer.Option(help="Gate (pairwise): |longer wins - gold longer| at most this.")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = False,
+    arguments: TaskArgs = None,
 ) -> None:
-    """Run judges on gold data; print a leaderboard (agreement, bias, cost). Exit 1 if a gate fails."""
+    """Run judges on gold data; print a leaderboard (agreement, bias, cost). Exit 1 if a gate fails.
+
+    jurist calibrate TASK --gold FILE --config A --config B [task options]
+    """
+    task, _, values = task_and_arguments(arguments, (), "calibrate")
     if output_format not in ("markdown", "csv"):
         raise typer.BadParameter("use markdown or csv", param_hint="--format")
     thresholds = CalibrationThresholds(
@@ -73,7 +73,7 @@ def calibrate_command(
         list(config or []),
         out=out,
         thresholds=thresholds,
-        num_options=num_options,
+        options=values,
         n_resamples=resamples,
         seed=seed,
         progress=progress,

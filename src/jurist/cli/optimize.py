@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
+from jurist.cli.verbs import TASK_ARGS, TASK_OPTIONS, TaskArgs, task_and_arguments
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
-from jurist.optimize import OPTIMIZERS, OptimizeResult, OptimizerSettings, optimize
+from jurist.optimization import OPTIMIZERS, OptimizeResult, OptimizerSettings
+from jurist.tasks import optimize
 
 
 def _score(result: OptimizeResult, name: str) -> str:
@@ -46,11 +48,10 @@ def optimize_summary(result: OptimizeResult) -> str:
     return "\n".join(lines)
 
 
-@app.command("optimize")
+@app.command("optimize", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
 @with_judge_options(target="judge", exclude=("program",))
 def optimize_command(
     judge: JudgeConfig,
-    task: Annotated[str, typer.Argument(help="The judge task: ragbench, pairwise, ...")],
     train: Annotated[Path, typer.Option(help="Gold examples to compile on (sample:NAME allowed).")],
     dev: Annotated[Path, typer.Option(help="Held-out gold examples, scored before and after.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The artifact file to write (JSON).")],
@@ -61,9 +62,6 @@ def optimize_command(
     prompt_config: Annotated[
         Path | None,
         typer.Option(help="Config of the LM that proposes instructions (mipro, gepa); default: the judge's."),
-    ] = None,
-    num_options: Annotated[
-        int | None, typer.Option(min=2, max=4, help="pairwise: options the judge chooses from.")
     ] = None,
     max_demos: Annotated[int, typer.Option(min=0, help="Few-shot demos per predictor.")] = 4,
     auto: Annotated[
@@ -76,8 +74,13 @@ def optimize_command(
         float, typer.Option(help="mipro/gepa: share of train held out for candidate selection.")
     ] = 0.3,
     seed: Annotated[int, typer.Option(help="Seed of the split and the optimizer.")] = 0,
+    arguments: TaskArgs = None,
 ) -> None:
-    """Optimize a judge's prompt against gold labels; write an artifact `jurist judge --program` runs."""
+    """Optimize a judge's prompt against gold labels; write an artifact `jurist judge --program` runs.
+
+    jurist optimize TASK --train FILE --dev FILE --out ARTIFACT --config JUDGE [task options]
+    """
+    task, _, values = task_and_arguments(arguments, (), "optimize")
     if auto not in ("light", "medium", "heavy", "off"):
         raise ConfigError(f"--auto must be light, medium, heavy or off, got {auto!r}", field="auto")
     settings = OptimizerSettings(
@@ -89,7 +92,6 @@ def optimize_command(
         val_fraction=val_fraction,
         seed=seed,
     )
-    options: dict[str, Any] = {} if num_options is None else {"num_options": num_options}
     result = optimize(
         task,
         train,
@@ -100,6 +102,6 @@ def optimize_command(
         test=test,
         prompt_config=prompt_config,
         settings=settings,
-        options=options,
+        options=values,
     )
     typer.echo(optimize_summary(result))

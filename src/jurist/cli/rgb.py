@@ -1,21 +1,21 @@
-"""``jurist rgb run`` (the RGB robustness suite) and ``jurist score rgb`` (RGB prediction files)."""
+"""``jurist rgb run``: the RGB robustness suite, with the flags it has always had.
+
+The same run is ``jurist judge rgb DATA_DIR --out DIR`` (the task ``rgb``, whose options are
+these flags); RGB prediction files are scored by ``jurist score rgb FILES...``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
-from jurist.cli import app, score_app
+from jurist.cli import app
 from jurist.cli.options import with_judge_options
 from jurist.datasets.rgb import RGB_SEED
-from jurist.judges.config import JudgeConfig, load_config
-from jurist.report.rgb import render_rgb_report, render_rgb_scores
-from jurist.tasks.rgb import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS
-from jurist.tasks.rgb_predictions import score_rgb_predictions
-from jurist.tasks.rgb_suite import run_rgb_suite
+from jurist.judges.config import JudgeConfig
+from jurist.report.rgb import render_rgb_report
+from jurist.tasks.rgb import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, RGBOptions, run_suite
 
 rgb_app = typer.Typer(
     help="RGB (arXiv 2309.01431): RAG robustness of a model under test.", no_args_is_help=True
@@ -109,35 +109,36 @@ def rgb_run_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Run RGB's noise robustness, negative rejection, integration and counterfactual sets."""
-    judge = None
-    if judge_config_path is not None or judge_model is not None:
-        judge = load_config(judge_config_path, {"model": judge_model})
     if prefer not in ("refine", "plain"):
         raise typer.BadParameter("expected refine or plain", param_hint="--prefer")
     if answer_check not in ("original", "improved"):
         raise typer.BadParameter("expected original or improved", param_hint="--answer-check")
-    preferred: Literal["refine", "plain"] = "refine" if prefer == "refine" else "plain"
-    check: Literal["original", "improved"] = "original" if answer_check == "original" else "improved"
-    suite = run_rgb_suite(
+    options = RGBOptions.model_validate(
+        {
+            "judge_config": judge_config_path,
+            "judge_model": judge_model,
+            "judge_program": list(judge_program or []),
+            "sets": _names(sets, SETS, "--sets"),
+            "languages": _names(languages, ("en", "zh"), "--languages"),
+            "noise_rates": _floats(noise_rates, "--noise-rates"),
+            "integration_noise_rates": _floats(integration_noise_rates, "--integration-noise-rates"),
+            "passage_num": passage_num,
+            "counterfactual_noise_rate": counterfactual_noise_rate,
+            "correct_rate": correct_rate,
+            "closed_book": closed_book,
+            "prefer": prefer,
+            "instructions": instructions,
+            "seed": seed,
+            "limit": limit,
+            "answer_check": answer_check,
+            "chart": chart,
+        }
+    )
+    suite = run_suite(
         data_dir,
         out,
         responder,
-        judge_config=judge,
-        judge_programs=list(judge_program or []),
-        sets=_names(sets, SETS, "--sets"),
-        languages=_names(languages, ("en", "zh"), "--languages"),
-        noise_rates=_floats(noise_rates, "--noise-rates"),
-        integration_noise_rates=_floats(integration_noise_rates, "--integration-noise-rates"),
-        passage_num=passage_num,
-        counterfactual_noise_rate=counterfactual_noise_rate,
-        correct_rate=correct_rate,
-        closed_book=closed_book,
-        prefer=preferred,
-        instructions=instructions,
-        seed=seed,
-        limit=limit,
-        answer_check=check,
-        chart=chart,
+        options,
         retry_failed=retry_failed,
         progress=progress,
         log=lambda line: typer.echo(line, err=True),
@@ -146,27 +147,3 @@ def rgb_run_command(
     typer.echo(f"report: {suite.report}")
     if suite.chart is not None:
         typer.echo(f"chart: {suite.chart}")
-
-
-@score_app.command("rgb")
-def score_rgb_command(
-    files: Annotated[list[Path], typer.Argument(help="RGB prediction files (one JSON object per line).")],
-    recheck: Annotated[
-        str | None,
-        typer.Option(help="Recompute labels from the predictions: original (RGB's check) or improved."),
-    ] = None,
-    language: Annotated[
-        str | None, typer.Option(help="en or zh for --recheck (default: zh if the file name has 'zh').")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the scores as JSON.")] = False,
-) -> None:
-    """Score RGB prediction files as RGB's evaluation does (no model is called)."""
-    if recheck not in (None, "original", "improved"):
-        raise typer.BadParameter("expected original or improved", param_hint="--recheck")
-    if language not in (None, "en", "zh"):
-        raise typer.BadParameter("expected en or zh", param_hint="--language")
-    scores = score_rgb_predictions(files, recheck=recheck, language=language)  # type: ignore[arg-type]
-    if as_json:
-        typer.echo(json.dumps(scores, indent=2, ensure_ascii=False))
-    else:
-        typer.echo(render_rgb_scores(scores))

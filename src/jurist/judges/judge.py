@@ -197,6 +197,6 @@ class BaselineJudge:
 
 def effective_config(judge: Judge, given: JudgeConfig) -> JudgeConfig:
     """The config a judge really runs with: a compiled program brings the one it was
-    compiled for (see :func:`jurist.optimize.load_judge_program`); otherwise ``given``."""
+    compiled for (see :func:`jurist.optimization.load_judge_program`); otherwise ``given``."""
     config = getattr(judge, "config", None)
     return config if isinstance(config, JudgeConfig) else given

@@ -1,220 +1,20 @@
-"""The gate report of RAG traces: scoring a trace file in one pass, and rendering the result.
+"""Rendering of a gate report: Markdown (for CI logs and PRs), JSON, and the per-question table.
 
-:func:`score_traces` streams the traces once, adds each to the counts of its gold question,
-and builds a :class:`GateReport`: overall rates, gates G1-G5, one row per gold question,
-and the traces that have no gold question (counted; the first few listed). Memory grows
-with the gold set, never with the number of traces.
-
-Duplicate traces: every trace counts. A question with three traces weighs three times in
-every rate, and its row shows the three labels.
+The report itself (:class:`~jurist.report.gates_records.GateReport`) is built by
+:func:`jurist.tasks.gates.score_traces`; this module only renders it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict
+from typing import Any
 
-from jurist.datasets.gates import (
-    AMBIGUOUS,
-    GoldIndex,
-    GoldQuestion,
-    TraceRecord,
-    iter_traces,
-    load_gold,
-)
-from jurist.errors import InputError
-from jurist.metrics.gates import (
-    DEFAULT_REFUSAL_TOKEN,
-    LABELS,
-    METRIC_TITLES,
-    GateCounts,
-    GateMetrics,
-    GateResult,
-    GateStatus,
-    GateThresholds,
-    Label,
-    Ratio,
-    TraceScore,
-    claim_phrases,
-    evaluate_gates,
-    normalize_refusal_token,
-    score_trace,
-)
+from jurist.metrics.gates import LABELS, METRIC_TITLES, GateResult, GateStatus, Ratio
+from jurist.report.gates_records import GateReport, QuestionRow, question_record, questions_frame
 from jurist.report.markdown import cell, table
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-TraceObserver = Callable[[GoldQuestion, TraceRecord, TraceScore], None]
-"""Called with each matched trace and its score, e.g. to collect items for an LLM judge."""
-
-
-@dataclass(slots=True)
-class QuestionRow:
-    """The traces of one gold question, aggregated."""
-
-    gold: GoldQuestion
-    counts: GateCounts = field(default_factory=GateCounts)
-    first_trace_line: int | None = None
-    """The line of the question's first trace in the trace file."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Additional per-question columns (e.g. an LLM judge's verdict), rendered after the others."""
-
-    @property
-    def label_counts(self) -> dict[Label, int]:
-        """How many traces got each label (labels with no trace left out)."""
-        return {label: n for label in LABELS if (n := self.counts.label_count(label))}
-
-    @property
-    def label(self) -> Label | None:
-        """The label shared by all the question's traces; ``None`` if none or they differ."""
-        labels = self.label_counts
-        return next(iter(labels)) if len(labels) == 1 else None
-
-
-@dataclass(frozen=True, slots=True)
-class UnmatchedTrace:
-    """A trace with no gold question."""
-
-    line: int | None
-    qid: str | None
-    question: str | None
-    reason: str
-
-
-@dataclass(slots=True)
-class GateReport:
-    """The result of scoring a trace file against a gold QA set."""
-
-    gold_source: str | None
-    traces_source: str | None
-    refusal_token: str
-    thresholds: GateThresholds
-    questions: list[QuestionRow]
-    """One row per gold question, in gold file order (including questions with no trace)."""
-    totals: GateCounts
-    metrics: GateMetrics
-    gates: list[GateResult]
-    """G1-G5; further gates may be appended and take part in :attr:`passed`."""
-    traces_read: int
-    unmatched_count: int
-    unmatched: list[UnmatchedTrace]
-    """The first unmatched traces (at most the ``list_limit`` given to :func:`score_traces`)."""
-    extra_metrics: dict[str, float | None] = field(default_factory=dict)
-    """Additional overall metrics (e.g. from an LLM judge), reported after the others."""
-
-    @property
-    def passed(self) -> bool:
-        """True when at least one trace was scored and no gate blocks."""
-        return self.totals.traces > 0 and not any(gate.blocking for gate in self.gates)
-
-    @property
-    def exit_code(self) -> int:
-        """0 when :attr:`passed`, else 1 (2 is kept for bad input)."""
-        return 0 if self.passed else 1
-
-    @property
-    def gold_without_trace(self) -> list[GoldQuestion]:
-        """Gold questions that no trace answered."""
-        return [row.gold for row in self.questions if not row.counts.traces]
-
-    @property
-    def repeated_questions(self) -> int:
-        """Gold questions with more than one trace."""
-        return sum(1 for row in self.questions if row.counts.traces > 1)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-question table as a pandas DataFrame (see :func:`questions_frame`)."""
-        return questions_frame(self)
-
-
-def score_traces(
-    gold: str | Path | Sequence[GoldQuestion],
-    traces: str | Path | Iterable[TraceRecord],
-    *,
-    thresholds: GateThresholds | None = None,
-    refusal_token: str = DEFAULT_REFUSAL_TOKEN,
-    list_limit: int = 20,
-    on_trace: TraceObserver | None = None,
-) -> GateReport:
-    """Score RAG traces against a gold QA set and evaluate the gates.
-
-    Args:
-        gold: A gold file (JSON list or JSONL) or gold questions from ``load_gold``.
-        traces: A JSONL trace file, or trace records (e.g. from ``iter_traces``).
-        thresholds: Gate thresholds; the WFGY example's defaults when ``None``.
-        refusal_token: The answer that means "refused" (case-insensitive, stripped).
-        list_limit: How many unmatched traces to keep for the report.
-        on_trace: Called for every matched trace; it cannot change the deterministic scores.
-
-    Returns:
-        The report; ``report.exit_code`` is 0 when every gate passes.
-
-    Raises:
-        InputError: Bad gold or trace input, or a trace without a qid whose question text
-            belongs to several gold questions.
-        ConfigError: An empty refusal token.
-    """
-    token = normalize_refusal_token(refusal_token)
-    gold_source = str(gold) if isinstance(gold, str | Path) else None
-    golds = load_gold(gold) if isinstance(gold, str | Path) else list(gold)
-    traces_source = str(traces) if isinstance(traces, str | Path) else None
-    records = iter_traces(traces) if isinstance(traces, str | Path) else traces
-
-    index = GoldIndex(golds)
-    rows = [QuestionRow(g) for g in golds]
-    facts = [(g.answerable, g.gold_ids, claim_phrases(g.gold_claim) if g.answerable else ()) for g in golds]
-    unmatched: list[UnmatchedTrace] = []
-    read = unmatched_count = 0
-    match = index.match
-    for record in records:
-        read += 1
-        line, qid, question, answer, citations = record
-        i = match(qid, question)
-        if i < 0:
-            if i == AMBIGUOUS:
-                raise InputError(
-                    "this question belongs to several gold questions; give the trace a qid",
-                    path=traces_source,
-                    line=line,
-                    field="q" if question is not None else "question",
-                )
-            unmatched_count += 1
-            if len(unmatched) < list_limit:
-                unmatched.append(UnmatchedTrace(line, qid, question, index.why_unmatched(qid, question)))
-            continue
-        answerable, gold_ids, phrases = facts[i]
-        score = score_trace(
-            answer, citations, answerable=answerable, gold_ids=gold_ids, phrases=phrases, refusal_token=token
-        )
-        row = rows[i]
-        row.counts.add(score)
-        if row.first_trace_line is None:
-            row.first_trace_line = line
-        if on_trace is not None:
-            on_trace(golds[i], record, score)
-
-    totals = GateCounts()
-    for row in rows:
-        totals.merge(row.counts)
-    metrics = GateMetrics.from_counts(totals)
-    thresholds = thresholds if thresholds is not None else GateThresholds()
-    return GateReport(
-        gold_source=gold_source,
-        traces_source=traces_source,
-        refusal_token=token,
-        thresholds=thresholds,
-        questions=rows,
-        totals=totals,
-        metrics=metrics,
-        gates=evaluate_gates(metrics, thresholds),
-        traces_read=read,
-        unmatched_count=unmatched_count,
-        unmatched=unmatched,
-    )
+__all__ = ["render_json", "render_markdown", "report_to_dict", "questions_frame"]
 
 
 def _pct(value: float | None) -> str:
@@ -319,28 +119,6 @@ def _unmatched_section(report: GateReport) -> list[str]:
     return out
 
 
-def _question_record(row: QuestionRow) -> dict[str, Any]:
-    counts = row.counts
-    gold = row.gold
-    return {
-        "qid": gold.qid,
-        "question": gold.question,
-        "answerable": gold.answerable,
-        "gold_line": gold.line,
-        "traces": counts.traces,
-        "answered": counts.answered,
-        "refused": counts.refused,
-        **{label.value.lower(): counts.label_count(label) for label in LABELS},
-        "hit": counts.hit,
-        "compliant": counts.compliant,
-        "claim_traces": counts.claim_traces,
-        "contained": counts.contained,
-        "label": None if row.label is None else row.label.value,
-        "first_trace_line": row.first_trace_line,
-        **row.extra,
-    }
-
-
 def report_to_dict(report: GateReport) -> dict[str, Any]:
     """The report as JSON-ready data; rates are ``{"value", "numerator", "denominator"}``, n/a is null."""
     metrics = {
@@ -379,7 +157,7 @@ def report_to_dict(report: GateReport) -> dict[str, Any]:
             }
             for gate in report.gates
         ],
-        "questions": [_question_record(row) for row in report.questions],
+        "questions": [question_record(row) for row in report.questions],
         "unmatched_traces": {
             "count": report.unmatched_count,
             "listed": [asdict(trace) for trace in report.unmatched],
@@ -391,16 +169,3 @@ def report_to_dict(report: GateReport) -> dict[str, Any]:
 def render_json(report: GateReport) -> str:
     """Render the report as indented JSON (see :func:`report_to_dict`)."""
     return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
-
-
-def questions_frame(report: GateReport) -> pd.DataFrame:
-    """The per-question table: one row per gold question, counts per label, extra columns last.
-
-    ``label`` is the label shared by all the question's traces, missing when they differ or
-    there is none; ``first_trace_line`` is a nullable integer.
-    """
-    import pandas as pd
-
-    frame = pd.DataFrame.from_records([_question_record(row) for row in report.questions])
-    frame["first_trace_line"] = frame["first_trace_line"].astype("Int64")
-    return frame

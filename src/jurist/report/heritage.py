@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +10,7 @@ import pandas as pd
 
 from jurist.report.markdown import fmt, table
 
-__all__ = ["render_report", "write_report"]
+__all__ = ["render_comparison", "render_report", "write_report"]
 
 
 def _targets(summary: Mapping[str, Any]) -> list[str]:
@@ -190,6 +190,25 @@ def render_report(summary: Mapping[str, Any], failed: pd.DataFrame | None = None
             "",
         ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def render_comparison(records: Sequence[Mapping[str, Any]], run_a: str, run_b: str) -> str:
+    """The Markdown section of a comparison of two runs (the records of ``compare_heritage``)."""
+    rows = [
+        (
+            r["metric"],
+            r["n"],
+            f"{r['mean_a']:.3f}",
+            f"{r['mean_b']:.3f}",
+            f"{r['mean_difference']:+.3f}",
+            "n/a" if r["t_p_value"] is None else f"{r['t_p_value']:.4f}",
+            "n/a" if r["wilcoxon_p_value"] is None else f"{r['wilcoxon_p_value']:.4f}",
+            f"[{r['ci_lower']:+.3f}, {r['ci_upper']:+.3f}]",
+        )
+        for r in records
+    ]
+    header = ["metric", "n", "mean A", "mean B", "A − B", "t-test p", "Wilcoxon p", "bootstrap 95% CI"]
+    return f"## Comparison with {run_b} (A = {run_a}, B = {run_b})\n\n" + table(header, rows) + "\n"
 
 
 def write_report(path: Path, summary: Mapping[str, Any], failed: pd.DataFrame | None = None) -> None:

@@ -23,18 +23,18 @@ import csv
 import hashlib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from jurist.metrics.pairwise import consistent_rows
+from jurist.metrics.pairwise import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
 from jurist.report.markdown import fmt, table
 
-if TYPE_CHECKING:
-    from jurist.tasks.pairwise import PairsAgreement, PairwiseScores
-
 __all__ = [
+    "PairsAgreement",
+    "PairwiseScores",
     "pairs_agreement_markdown",
     "pairwise_markdown",
     "pairwise_run_name",
@@ -48,6 +48,71 @@ __all__ = [
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 _RATE_FILES = {"win_both_good_rate": "win+bothgood", "win_half_tie_rate": "win+halfdraw"}
+
+
+@dataclass
+class PairwiseScores:
+    """Everything ``jurist score pairwise`` computes from judged records.
+
+    Attributes:
+        judge: The judge's name.
+        num_options: Number of options the judge chose from.
+        reference_model: The model every other model was compared with (``None``: all pairs).
+        reference_inferred: Whether ``reference_model`` was inferred from the records.
+        source: Where the records came from.
+        records: The judged records, with ``choice`` and ``status``.
+        pairs: One row per comparison with both orders' choices
+            (:func:`~jurist.metrics.pairwise.pair_table`).
+        counts: Comparisons, failures, exact matches, extraction.
+        consistency: Consistency and position preference.
+        length_stats: Mean and std of response lengths per model.
+        length_unit: What a length counts (``"cl100k_base tokens"`` or ``"words"``).
+        length_bias: How often the longer response wins.
+        win_rates: Old-version win rates over consistent judgements (long format).
+        win_rates_with_ties: New-version win rates, inconsistent = tie (long format).
+    """
+
+    judge: str
+    num_options: int
+    reference_model: str | None
+    reference_inferred: bool
+    source: str
+    records: pd.DataFrame
+    pairs: pd.DataFrame
+    counts: JudgementCounts
+    consistency: ConsistencyStats
+    length_stats: pd.DataFrame
+    length_unit: str
+    length_bias: LengthBias
+    win_rates: pd.DataFrame
+    win_rates_with_ties: pd.DataFrame
+
+    @property
+    def models(self) -> list[str]:
+        """The models in the records, in order of first appearance."""
+        return list(dict.fromkeys([*self.records["A"], *self.records["B"]]))
+
+
+@dataclass
+class PairsAgreement:
+    """A judge's two-order verdicts on pairs files, and their agreement with gold labels.
+
+    Attributes:
+        judged: One row per pair: its fields, both orders' judgements and choices, and the
+            verdict (see :func:`~jurist.metrics.pairwise.pair_verdicts`).
+        agreement: One row per dataset (plus ``all``): accuracy, order accuracy, Cohen's
+            kappa with intervals, consistency and coverage (see
+            :func:`~jurist.metrics.pairwise.gold_agreement`).
+        by_label: Per dataset, agreement per gold label and per verdict.
+        num_options: Number of options the judge chose from.
+        judge: The judge's name.
+    """
+
+    judged: pd.DataFrame
+    agreement: pd.DataFrame
+    by_label: pd.DataFrame
+    num_options: int
+    judge: str
 
 
 def _safe(text: str) -> str:

@@ -19,7 +19,7 @@ from jurist.tasks._verbs import calibrate, judge, judge_specs, optimize, prompt,
 
 
 def get_adapter(task: str | Task, **options: Any) -> Any:
-    """The optimization target (:class:`~jurist.optimize.TaskAdapter`) of a task, with options."""
+    """The optimization target (:class:`~jurist.optimization.TaskAdapter`) of a task, with options."""
     found = get_task(task)
     return found.optimization(found.options(options))
 

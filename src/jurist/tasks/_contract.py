@@ -18,7 +18,7 @@ A task says, for one kind of judgment:
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
   of :mod:`jurist.metrics`) and reported (:meth:`Task.report`);
 - the rows calibration compares against gold (:meth:`Task.calibration_row`);
-- the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimize.TaskAdapter`
+- the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
   whose metric has textual feedback for GEPA).
 
 The default :meth:`Task.judge` is the whole pipeline (read → items → judge with the batch
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
     from jurist.judges.config import JudgeConfig
     from jurist.judges.judge import Judge
-    from jurist.optimize import TaskAdapter
+    from jurist.optimization import TaskAdapter
     from jurist.runner import Item
     from jurist.tasks.calibration_rows import JudgeSpec
 
@@ -71,13 +71,14 @@ class Scores:
 
     Attributes:
         items: The per-item table (``id``, ``status``, the verdict, the per-item metrics, ...).
-        summary: JSON-ready aggregate figures (``summary.json``).
+        summary: JSON-ready aggregate figures (``summary.json``): a mapping, or for a task
+            that scores several files at once a list of them (RGB prediction files).
         report: The Markdown report (``report.md``).
         extra: Task-specific objects a Python caller may want (e.g. pairwise agreement tables).
     """
 
     items: pd.DataFrame
-    summary: dict[str, Any]
+    summary: Any
     report: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -94,7 +95,7 @@ class JudgeRun:
         return self.scores.items
 
     @property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Any:
         return self.scores.summary
 
 
@@ -124,7 +125,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 class Task:
     """One kind of judgment. Subclass it (or write a YAML task file) to add a judge to jurist.
 
-    Class attributes a subclass sets:
+    Attributes a subclass (or an instance, e.g. one per YAML file) sets:
         name: The registry name (``jurist judge NAME DATA``).
         description: One paragraph: what is judged and what the verdict means.
         inputs: Judge input field -> what it holds (shown by ``jurist tasks``).
@@ -134,13 +135,15 @@ class Task:
         version: Bumped when the task's judgments change meaning, so old runs are not resumed.
     """
 
-    name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-    inputs: ClassVar[dict[str, str]] = {}
-    outputs: ClassVar[dict[str, str]] = {}
-    metrics: ClassVar[dict[str, str]] = {}
+    name: str = ""
+    description: str = ""
+    inputs: dict[str, str] = {}  # noqa: RUF012 - read-only defaults, set per subclass or instance
+    outputs: dict[str, str] = {}  # noqa: RUF012
+    metrics: dict[str, str] = {}  # noqa: RUF012
     Options: ClassVar[type[BaseModel]] = NoOptions
-    version: ClassVar[str] = "1"
+    version: str = "1"
+    default_data: ClassVar[str | None] = None
+    """The data ``jurist judge TASK`` reads when none is given (e.g. a bundled sample)."""
     source: str = "built-in"
     """Where the task comes from: ``built-in``, ``entry point PKG``, or a YAML file's path."""
 
@@ -237,7 +240,7 @@ class Task:
         """The judge a config names: the baseline, the LLM program, or a compiled program."""
         from jurist.errors import InputError
         from jurist.judges.judge import LLMJudge
-        from jurist.optimize import load_judge_program
+        from jurist.optimization import load_judge_program
 
         def postprocess(prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
             return self.postprocess(prediction, inputs, options)

@@ -28,6 +28,7 @@ ENTRY_POINT_GROUP = "jurist.tasks"
 BUILTIN: dict[str, str] = {
     "ragbench": "jurist.tasks.ragbench",
     "pairwise": "jurist.tasks.pairwise",
+    "pairwise-gold": "jurist.tasks.pairwise",
     "rgb": "jurist.tasks.rgb",
     "rgb-rejection": "jurist.tasks.rgb",
     "rgb-error-detection": "jurist.tasks.rgb",

@@ -173,12 +173,13 @@ def calibrate(
     task_options = found.options(options)
     out_dir = Path(out)
     specs = judge_specs(list(configs))
+    # The task's options first: calibrate's own settings (seed, ...) are never replaced by them.
     settings: dict[str, Any] = {
+        **task_options.model_dump(),
         "n_resamples": n_resamples,
         "confidence": confidence,
         "seed": seed,
         "options": task_options,
-        **task_options.model_dump(),
     }
     rows, tables = [], []
     for path in gold:
@@ -227,16 +228,16 @@ def optimize(
 ) -> Any:
     """Compile a task's LLM judge against gold labels and write a versioned artifact.
 
-    ``kwargs`` go to :func:`jurist.optimize.optimize` (``optimizer``, ``test``,
-    ``prompt_config``, ``settings``). Returns its :class:`~jurist.optimize.OptimizeResult`.
+    ``kwargs`` go to :func:`jurist.optimization.optimize` (``optimizer``, ``test``,
+    ``prompt_config``, ``settings``). Returns its :class:`~jurist.optimization.OptimizeResult`.
     """
-    from jurist.optimize import optimize as compile_judge
+    from jurist.optimization import optimize as compile_judge
 
     found = get_task(task)
     if "optimize" not in found.verbs:
         raise found.unsupported("be optimized")
     target = found.optimization(found.options(options))
-    return compile_judge(target, train, dev, config, out=out, **kwargs)
+    return compile_judge(target, train, dev, _config(config), out=out, **kwargs)
 
 
 # ---------------------------------------------------------------------- prompt

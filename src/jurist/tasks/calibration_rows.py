@@ -1,8 +1,8 @@
 """What every calibrator shares: the judge spec, bootstrap intervals of count statistics,
 agreement from confusion cells, per-class and usage columns, and run-directory naming.
 
-Each task's calibrator (``jurist.tasks.calibrate``, ``calibrate_rgb``,
-``calibrate_heritage``) builds its leaderboard row from these.
+Each task's ``calibration_row`` hook (``jurist.tasks.<task>.calibration``) builds its
+leaderboard row from these; they are the shared part, so no task package repeats them.
 """
 
 from __future__ import annotations

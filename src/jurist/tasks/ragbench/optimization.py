@@ -26,7 +26,7 @@ from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.key_overlap import key_overlap
 from jurist.metrics.trace import adherence, adherence_fraction
-from jurist.optimize import MetricResult, TaskAdapter, content_key
+from jurist.optimization import MetricResult, TaskAdapter, content_key
 from jurist.programs.ragbench import RagbenchJudge, clean_labels, keyed_inputs
 
 _KEY_FIELDS = (

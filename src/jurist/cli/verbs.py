@@ -1,0 +1,178 @@
+"""The verbs over any task: ``jurist judge``, ``score``, ``prompt``, ``calibrate``, ``optimize``, ``tasks``.
+
+Each takes TASK (a registered name or a path to a YAML task file) first, then its own
+arguments; the task's options (``jurist tasks show TASK``) follow as ``--name VALUE``.
+Nothing here names a task: every command calls the task's hooks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from jurist.cli import app
+from jurist.cli.options import with_judge_options
+from jurist.cli.task_options import split_task_arguments
+from jurist.judges.config import JudgeConfig
+from jurist.tasks import Task, get_task, task_names
+
+TASK_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
+TASK_OPTIONS = "Task options follow TASK as --name VALUE; `jurist tasks show TASK` lists them."
+TaskArgs = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="TASK (a name from `jurist tasks`, or a YAML task file), then its arguments and task options.",
+        show_default=False,
+        metavar="TASK [ARGS]",
+    ),
+]
+
+
+def task_and_arguments(
+    tokens: list[str] | None, names: tuple[str, ...], command: str
+) -> tuple[Task, list[str], dict[str, Any]]:
+    """The task, its positional arguments (as many as ``names``, the last may repeat), its options."""
+    if not tokens:
+        raise typer.BadParameter(f"give a task: jurist {command} TASK ...; tasks: {', '.join(task_names())}")
+    task = get_task(tokens[0])
+    positional, values = split_task_arguments(task, tokens[1:])
+    if not positional and names == ("DATA",) and task.default_data is not None:
+        positional = [task.default_data]
+    if len(positional) < len(names):
+        missing = names[len(positional)]
+        raise typer.BadParameter(
+            f"Missing argument {missing} (usage: jurist {command} TASK {' '.join(names)})"
+        )
+    if len(positional) > len(names) and not names[-1].endswith("..."):
+        extra = positional[len(names)]
+        raise typer.BadParameter(
+            f"unexpected argument {extra!r} (usage: jurist {command} TASK {' '.join(names)})"
+        )
+    return task, positional, values
+
+
+@app.command("judge", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
+@with_judge_options()
+def judge_command(
+    judge: JudgeConfig,
+    arguments: TaskArgs = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run directory (resumed if it exists).")
+    ] = None,
+    retry_failed: Annotated[bool, typer.Option(help="Judge items that failed before again.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Judge every row of DATA with TASK's judge into a run directory: jurist judge TASK DATA --out DIR.
+
+    The config names the judge (default: the task's offline baseline). Rerunning resumes.
+
+    Failed items are recorded with their raw answers and never scored.
+    """
+    task, positional, values = task_and_arguments(arguments, ("DATA",), "judge")
+    if out is None:
+        raise typer.BadParameter("give the run directory: --out DIR", param_hint="--out")
+    run = task.judge(
+        positional[0], out, judge, task.options(values), retry_failed=retry_failed, progress=progress
+    )
+    for line in task.summary_lines(run):
+        typer.echo(line)
+
+
+@app.command("score", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
+def score_command(
+    arguments: TaskArgs = None,
+    gold: Annotated[Path | None, typer.Option(help="Gold labels to compare with (matched by id).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Score a recorded run (no model is called) and print its report: jurist score TASK RUN."""
+    task, positional, values = task_and_arguments(arguments, ("RUN...",), "score")
+    runs = [Path(p) for p in positional]
+    scores = task.score(runs if len(runs) > 1 else runs[0], task.options(values), gold=gold)
+    if as_json:
+        typer.echo(json.dumps(scores.summary, indent=2, allow_nan=False, default=str))
+    else:
+        typer.echo(scores.report.rstrip("\n"))
+
+
+@app.command("prompt", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
+@with_judge_options()
+def prompt_command(
+    judge: JudgeConfig,
+    arguments: TaskArgs = None,
+    row: Annotated[int, typer.Option(min=0, help="Which row of DATA (counted from 0).")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the messages as JSON.")] = False,
+) -> None:
+    """Print the exact messages the judge would send for one row, calling nothing: jurist prompt TASK DATA."""
+    from jurist.tasks import prompt
+
+    task, positional, values = task_and_arguments(arguments, ("DATA",), "prompt")
+    calls = prompt(task, positional[0], judge, row=row, options=values)
+    if as_json:
+        typer.echo(json.dumps(calls, indent=2, ensure_ascii=False))
+        return
+    for call in calls:
+        typer.echo(f"=== item {call['item']} ===")
+        for message in call["messages"]:
+            typer.echo(f"--- {message['role']} ---")
+            typer.echo(message["content"])
+
+
+tasks_app = typer.Typer(
+    help="The judge tasks jurist knows: built-in, installed, YAML.", invoke_without_command=True
+)
+app.add_typer(tasks_app, name="tasks")
+
+
+def _describe_lines(description: dict[str, Any]) -> list[str]:
+    lines = [f"{description['name']}  ({description['source']})", ""]
+    if description["description"]:
+        lines += [description["description"], ""]
+    lines.append("verbs: " + ", ".join(description["verbs"]))
+    for section in ("inputs", "outputs", "metrics"):
+        lines.append(f"{section}:")
+        entries = description[section] or {"(none)": ""}
+        lines += [f"  {name}: {text}".rstrip(": ") for name, text in entries.items()]
+    lines.append("options:")
+    options = description["options"] or {}
+    if not options:
+        lines.append("  (none)")
+    for name, option in options.items():
+        default = "required" if option["required"] else f"default {option['default']!r}"
+        lines.append(f"  --{name.replace('_', '-')} ({option['type']}, {default}): {option['description']}")
+    return lines
+
+
+@tasks_app.callback()
+def tasks_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the tasks as JSON.")] = False,
+) -> None:
+    """List every task with its inputs, outputs and metrics (`jurist tasks show NAME` for one)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    described = [get_task(name).describe() for name in task_names()]
+    if as_json:
+        typer.echo(json.dumps(described, indent=2, allow_nan=False, default=str))
+        return
+    for entry in described:
+        typer.echo(f"{entry['name']}  [{', '.join(entry['verbs'])}]  ({entry['source']})")
+        typer.echo(f"  inputs: {', '.join(entry['inputs']) or '-'}")
+        typer.echo(f"  outputs: {', '.join(entry['outputs']) or '-'}")
+        typer.echo(f"  metrics: {', '.join(entry['metrics']) or '-'}")
+
+
+@tasks_app.command("show")
+def tasks_show_command(
+    name: Annotated[str, typer.Argument(help="A task name, or a YAML task file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the task as JSON.")] = False,
+) -> None:
+    """Print one task in full: description, inputs, outputs, metrics, options, verbs."""
+    task = get_task(name)
+    description = task.describe()
+    if as_json:
+        typer.echo(json.dumps(description, indent=2, allow_nan=False, default=str))
+    else:
+        typer.echo("\n".join(_describe_lines(description)))

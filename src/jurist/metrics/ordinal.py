@@ -1,0 +1,190 @@
+"""Agreement of numeric scores (e.g. a 1-10 rating) with gold scores, from contingency tables.
+
+Gold and judged scores take few distinct values, so every statistic here is computed from
+the ``k × k`` contingency table ``T[a, b]`` = number of items with gold value ``v_a`` and
+judged value ``v_b`` over the sorted distinct values ``v`` of both. A table is the sum of
+per-item one-hot cells (:func:`contingency_cells`), so each statistic takes a stack of
+flattened tables, shape ``(..., k·k)``, and fits
+:func:`jurist.metrics.gold_agreement.bootstrap_ci` exactly: a resample's table is the sum
+of the resampled items' cells, and an item drawn twice is two tied observations.
+
+With ``n = Σ T``, gold marginals ``r_a = Σ_b T[a, b]`` and judged marginals
+``c_b = Σ_a T[a, b]``. Undefined values (no item, a constant side) are NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "contingency_cells",
+    "exact_agreement",
+    "kendall_tau_b",
+    "mean_absolute_error",
+    "pearson",
+    "quadratic_weighted_kappa",
+    "root_mean_squared_error",
+    "spearman",
+    "within_agreement",
+]
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+
+
+def contingency_cells(
+    gold: Sequence[float], predicted: Sequence[float], values: Sequence[float]
+) -> np.ndarray:
+    """One row per item: its cell of the ``k × k`` contingency table over ``values``, flattened.
+
+    Args:
+        gold: Gold scores.
+        predicted: Judged scores, one per gold score.
+        values: The sorted distinct values the table is indexed by (every gold and judged
+            score must be one of them).
+    """
+    g = np.asarray(gold, dtype=np.float64)
+    p = np.asarray(predicted, dtype=np.float64)
+    axis = np.asarray(values, dtype=np.float64)
+    if g.shape != p.shape:
+        raise ValueError(f"gold and predicted differ in length: {g.size} != {p.size}")
+    gi, pi = np.searchsorted(axis, g), np.searchsorted(axis, p)
+    k = axis.size
+    if g.size and (
+        (gi >= k).any()
+        or (pi >= k).any()
+        or (axis[np.minimum(gi, k - 1)] != g).any()
+        or (axis[np.minimum(pi, k - 1)] != p).any()
+    ):
+        raise ValueError("every score must be one of the table's values")
+    cells = np.zeros((g.size, k * k))
+    cells[np.arange(g.size), gi * k + pi] = 1.0
+    return cells
+
+
+def _table(counts: np.ndarray) -> np.ndarray:
+    data = np.asarray(counts, dtype=np.float64)
+    k = int(round(np.sqrt(data.shape[-1])))
+    if k * k != data.shape[-1]:
+        raise ValueError(f"contingency cells must have k·k columns, got {data.shape[-1]}")
+    return data.reshape(*data.shape[:-1], k, k)
+
+
+def _distance(values: Sequence[float]) -> np.ndarray:
+    axis = np.asarray(values, dtype=np.float64)
+    return axis[:, None] - axis[None, :]  # v_a − v_b
+
+
+def mean_absolute_error(counts: np.ndarray, values: Sequence[float]) -> np.ndarray:
+    """``MAE = Σ_ab T[a, b] · |v_a − v_b| / n``."""
+    table = _table(counts)
+    return _ratio((table * np.abs(_distance(values))).sum(axis=(-2, -1)), table.sum(axis=(-2, -1)))
+
+
+def root_mean_squared_error(counts: np.ndarray, values: Sequence[float]) -> np.ndarray:
+    """``RMSE = sqrt(Σ_ab T[a, b] · (v_a − v_b)² / n)``."""
+    table = _table(counts)
+    return np.sqrt(_ratio((table * _distance(values) ** 2).sum(axis=(-2, -1)), table.sum(axis=(-2, -1))))
+
+
+def exact_agreement(counts: np.ndarray) -> np.ndarray:
+    """Share of items whose judged score equals the gold score: ``Σ_a T[a, a] / n``."""
+    table = _table(counts)
+    return _ratio(np.trace(table, axis1=-2, axis2=-1), table.sum(axis=(-2, -1)))
+
+
+def within_agreement(counts: np.ndarray, values: Sequence[float], tolerance: float = 1.0) -> np.ndarray:
+    """Share of items within ``tolerance`` of gold: ``Σ_{|v_a − v_b| ≤ tolerance} T[a, b] / n``."""
+    table = _table(counts)
+    close = np.abs(_distance(values)) <= tolerance + 1e-12
+    return _ratio((table * close).sum(axis=(-2, -1)), table.sum(axis=(-2, -1)))
+
+
+def _weighted_pearson(table: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson correlation of a table's items; row ``a`` scores ``x[..., a]``, column ``b`` ``y[..., b]``."""
+    n = table.sum(axis=(-2, -1))
+    rows, cols = table.sum(axis=-1), table.sum(axis=-2)
+    safe = np.where(n > 0, n, 1.0)
+    mean_x = (rows * x).sum(axis=-1) / safe
+    mean_y = (cols * y).sum(axis=-1) / safe
+    dx = x - mean_x[..., None]
+    dy = y - mean_y[..., None]
+    cov = np.einsum("...a,...ab,...b->...", dx, table, dy)
+    var_x = (rows * dx**2).sum(axis=-1)
+    var_y = (cols * dy**2).sum(axis=-1)
+    denominator = np.sqrt(var_x * var_y)
+    # Variances below rounding noise mean a constant side: the correlation is undefined.
+    scale = np.maximum((rows * x**2).sum(axis=-1), 1.0) * np.maximum((cols * y**2).sum(axis=-1), 1.0)
+    return np.where(
+        (n > 1) & (var_x * var_y > 1e-24 * scale), cov / np.where(denominator > 0, denominator, 1.0), np.nan
+    )
+
+
+def pearson(counts: np.ndarray, values: Sequence[float]) -> np.ndarray:
+    """Pearson's ``r = Σ T[a, b] (v_a − x̄)(v_b − ȳ) / sqrt(Σ r_a (v_a − x̄)² · Σ c_b (v_b − ȳ)²)``,
+    with ``x̄ = Σ r_a v_a / n`` and ``ȳ = Σ c_b v_b / n``."""
+    table = _table(counts)
+    axis = np.broadcast_to(np.asarray(values, dtype=np.float64), table.shape[:-1])
+    return _weighted_pearson(table, axis, axis)
+
+
+def _midranks(marginal: np.ndarray) -> np.ndarray:
+    """Average (mid) rank of each value given its count: ``Σ_{u<a} m_u + (m_a + 1) / 2``."""
+    below = np.cumsum(marginal, axis=-1) - marginal
+    return below + (marginal + 1.0) / 2.0
+
+
+def spearman(counts: np.ndarray) -> np.ndarray:
+    """Spearman's ``ρ``: Pearson's ``r`` of the mid-ranks (ties get their average rank).
+
+    The rank of gold value ``v_a`` is ``Σ_{u<a} r_u + (r_a + 1) / 2`` (likewise for judged
+    values with ``c``), as :func:`scipy.stats.spearmanr` ranks ties.
+    """
+    table = _table(counts)
+    return _weighted_pearson(table, _midranks(table.sum(axis=-1)), _midranks(table.sum(axis=-2)))
+
+
+def kendall_tau_b(counts: np.ndarray) -> np.ndarray:
+    """Kendall's ``τ_b = (P − Q) / sqrt((n₀ − n₁)(n₀ − n₂))``.
+
+    ``P`` counts concordant pairs of items (``Σ_ab T[a, b] · Σ_{a'>a, b'>b} T[a', b']``),
+    ``Q`` discordant ones (``Σ_ab T[a, b] · Σ_{a'>a, b'<b} T[a', b']``),
+    ``n₀ = n(n − 1)/2``, ``n₁ = Σ_a r_a(r_a − 1)/2`` (pairs tied in gold) and
+    ``n₂ = Σ_b c_b(c_b − 1)/2`` (pairs tied in the judgment); as :func:`scipy.stats.kendalltau`.
+    """
+    table = _table(counts)
+    # after[a, b] = Σ_{a' ≥ a, b' ≥ b} T; before[a, b] = Σ_{a' ≥ a, b' ≤ b} T
+    after = np.flip(np.cumsum(np.cumsum(np.flip(table, axis=(-2, -1)), axis=-2), axis=-1), axis=(-2, -1))
+    before = np.flip(np.cumsum(np.cumsum(np.flip(table, axis=-2), axis=-2), axis=-1), axis=-2)
+    pad = [(0, 0)] * (table.ndim - 2)
+    greater = np.pad(after, [*pad, (0, 1), (0, 1)])[..., 1:, 1:]  # Σ_{a'>a, b'>b}
+    lesser = np.pad(before, [*pad, (0, 1), (1, 0)])[..., 1:, :-1]  # Σ_{a'>a, b'<b}
+    concordant = (table * greater).sum(axis=(-2, -1))
+    discordant = (table * lesser).sum(axis=(-2, -1))
+    n = table.sum(axis=(-2, -1))
+    n0 = n * (n - 1) / 2
+    rows, cols = table.sum(axis=-1), table.sum(axis=-2)
+    n1 = (rows * (rows - 1) / 2).sum(axis=-1)
+    n2 = (cols * (cols - 1) / 2).sum(axis=-1)
+    return _ratio(concordant - discordant, np.sqrt(np.clip((n0 - n1) * (n0 - n2), 0.0, None)))
+
+
+def quadratic_weighted_kappa(counts: np.ndarray, values: Sequence[float]) -> np.ndarray:
+    """Cohen's quadratic-weighted ``κ_w = 1 − Σ w·O / Σ w·E``.
+
+    ``O = T / n`` (observed), ``E[a, b] = r_a · c_b / n²`` (chance) and
+    ``w[a, b] = (v_a − v_b)²``. For consecutive integer scores this equals scikit-learn's
+    ``cohen_kappa_score(weights="quadratic")`` over the full range (its index distances
+    equal the value distances; a constant rescaling of ``w`` cancels).
+    """
+    table = _table(counts)
+    weights = _distance(values) ** 2
+    n = table.sum(axis=(-2, -1))
+    safe = np.where(n > 0, n, 1.0)
+    observed = (weights * table).sum(axis=(-2, -1)) / safe[...]
+    expected = np.einsum("...a,ab,...b->...", table.sum(axis=-1), weights, table.sum(axis=-2)) / safe**2
+    return np.where(n > 0, 1.0 - _ratio(observed, expected), np.nan)

@@ -1,0 +1,238 @@
+"""Agreement of a YAML task's verdicts with gold, per output kind, with bootstrap intervals.
+
+Point values are computed on every scored item; intervals are percentile-bootstrap
+intervals (:func:`jurist.metrics.gold_agreement.bootstrap_ci`) resampling items (pairwise:
+rows, both orders together). Every figure is a pure function of :mod:`jurist.metrics`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from jurist.metrics import ordinal, preference, verdicts
+from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts, bootstrap_ci
+from jurist.tasks.declarative.spec import TaskFile
+from jurist.tasks.declarative.verdicts import verdict_text
+
+__all__ = ["DEFAULT_SETTINGS", "gold_agreement", "pair_figures", "with_interval"]
+
+NAN = float("nan")
+DEFAULT_SETTINGS: dict[str, Any] = {"n_resamples": 1000, "confidence": 0.95, "seed": 0}
+Statistic = Callable[[np.ndarray], np.ndarray]
+
+
+def with_interval(
+    name: str, cells: np.ndarray, statistic: Statistic, settings: dict[str, Any]
+) -> dict[str, float]:
+    """``{name, name_low, name_high}``: the statistic on all rows and its bootstrap interval."""
+    if cells.shape[0] == 0:
+        return {name: NAN, f"{name}_low": NAN, f"{name}_high": NAN}
+    point = float(np.asarray(statistic(cells.sum(axis=0, keepdims=True))).reshape(-1)[0])
+    low, high = bootstrap_ci(
+        cells,
+        statistic,
+        n_resamples=settings["n_resamples"],
+        confidence=settings["confidence"],
+        seed=settings["seed"],
+    )
+    return {name: point, f"{name}_low": low, f"{name}_high": high}
+
+
+def _label_set(spec: TaskFile) -> list[str]:
+    if spec.kind == "label":
+        return list(spec.output.labels or [])
+    if spec.kind == "bool":
+        return ["true", "false"]
+    return list(preference.CHOICES)
+
+
+def _categorical(
+    spec: TaskFile, gold: list[Any], judged: list[Any], settings: dict[str, Any]
+) -> dict[str, Any]:
+    labels = _label_set(spec)
+    g = [verdict_text(v) for v in gold]
+    p = [verdict_text(v) for v in judged]
+    cells = verdicts.confusion_cells(g, p, labels)
+    k = len(labels)
+
+    def kappa(c: np.ndarray) -> np.ndarray:
+        from jurist.metrics.gold_agreement import kappa_from_confusion
+
+        return kappa_from_confusion(c.reshape(*c.shape[:-1], k, k))
+
+    figures: dict[str, Any] = {}
+    figures.update(with_interval("accuracy", cells, verdicts.accuracy_from_confusion, settings))
+    figures.update(with_interval("kappa", cells, kappa, settings))
+    if spec.kind == "bool":
+        binary = verdicts.binary_counts(list(gold), list(judged))
+        figures.update(with_interval("f1", binary, verdicts.binary_f1_from_counts, settings))
+    else:
+        figures.update(with_interval("macro_f1", cells, verdicts.macro_f1_from_confusion, settings))
+    matrix = cells.sum(axis=0).reshape(k, k).astype(int)
+    figures["confusion"] = {"labels": labels, "matrix": matrix.tolist(), "rows": "gold", "columns": "judge"}
+    return figures
+
+
+def _auroc(gold: list[bool], confidence: list[float], settings: dict[str, Any]) -> dict[str, float]:
+    distinct = sorted(set(confidence))
+    position = {value: i for i, value in enumerate(distinct)}
+    k = len(distinct)
+    cells = np.zeros((len(gold), 2 * k))
+    for i, (g, c) in enumerate(zip(gold, confidence, strict=True)):
+        cells[i, (0 if g else k) + position[c]] = 1.0
+    return with_interval("auroc", cells, auroc_from_counts, settings)
+
+
+def _scores(gold: list[float], judged: list[float], settings: dict[str, Any]) -> dict[str, Any]:
+    values = sorted({*gold, *judged})
+    cells = ordinal.contingency_cells(gold, judged, values)
+    figures: dict[str, Any] = {}
+    statistics: dict[str, Statistic] = {
+        "mae": lambda c: ordinal.mean_absolute_error(c, values),
+        "rmse": lambda c: ordinal.root_mean_squared_error(c, values),
+        "pearson": lambda c: ordinal.pearson(c, values),
+        "spearman": ordinal.spearman,
+        "kendall_tau": ordinal.kendall_tau_b,
+        "exact_agreement": ordinal.exact_agreement,
+        "within_1": lambda c: ordinal.within_agreement(c, values, 1.0),
+        "qwk": lambda c: ordinal.quadratic_weighted_kappa(c, values),
+    }
+    for name, statistic in statistics.items():
+        figures.update(with_interval(name, cells, statistic, settings))
+    figures["mean_gold"] = float(np.mean(gold)) if gold else NAN
+    figures["mean_judge"] = float(np.mean(judged)) if judged else NAN
+    return figures
+
+
+def _multilabel(
+    spec: TaskFile, gold: list[list[str]], judged: list[list[str]], settings: dict[str, Any]
+) -> dict[str, Any]:
+    labels = list(spec.output.labels or [])
+    g = np.array([[label in row for label in labels] for row in gold], dtype=bool).reshape(-1, len(labels))
+    p = np.array([[label in row for label in labels] for row in judged], dtype=bool).reshape(-1, len(labels))
+    cells = verdicts.multilabel_cells(g, p)
+    figures: dict[str, Any] = {}
+    figures.update(with_interval("micro_f1", cells, verdicts.multilabel_micro_f1, settings))
+    figures.update(with_interval("macro_f1", cells, verdicts.multilabel_macro_f1, settings))
+    figures.update(with_interval("exact_match", cells, verdicts.multilabel_exact_match, settings))
+    precision, recall, f1 = verdicts.multilabel_per_label(cells.sum(axis=0))
+    figures["per_label"] = {
+        label: {"precision": precision[i], "recall": recall[i], "f1": f1[i], "gold": int(g[:, i].sum())}
+        for i, label in enumerate(labels)
+    }
+    return figures
+
+
+def _multilabel_table(
+    spec: TaskFile, gold: list[list[str]], judged: list[list[str]], confidence: float
+) -> pd.DataFrame:
+    from jurist.metrics.gold_agreement import wilson_interval
+
+    rows = []
+    for label in spec.output.labels or []:
+        has_gold = [label in row for row in gold]
+        has_judge = [label in row for row in judged]
+        both = sum(a and b for a, b in zip(has_gold, has_judge, strict=True))
+        for side, members in (("gold", sum(has_gold)), ("judge", sum(has_judge))):
+            if members == 0:
+                continue
+            low, high = wilson_interval(both, members, confidence)
+            rows.append(
+                {
+                    "side": side,
+                    "label": label,
+                    "n": members,
+                    "agreed": both,
+                    "rate": both / members,
+                    "rate_low": low,
+                    "rate_high": high,
+                }
+            )
+    return pd.DataFrame(rows, columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
+
+
+def gold_agreement(
+    spec: TaskFile,
+    gold: list[Any],
+    judged: list[Any],
+    confidence: list[float | None] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The agreement figures of judged verdicts with gold ones, and the per-label table.
+
+    Args:
+        spec: The task (its output kind decides the figures).
+        gold: Gold verdicts, one per scored item (pairwise: per row, ``A``/``B``/``tie``).
+        judged: The judge's verdicts (pairwise: the rows' combined verdicts).
+        confidence: Bool tasks with ``confidence``: the judge's probabilities (AUROC).
+        settings: ``n_resamples``, ``confidence`` and ``seed`` of the intervals.
+
+    Returns:
+        The figures (see ``docs/tasks.md``) and a table with ``side``, ``label``, ``n``,
+        ``agreed``, ``rate``, ``rate_low``, ``rate_high`` (recall per gold label,
+        precision per judged label).
+    """
+    settings = {**DEFAULT_SETTINGS, **(settings or {})}
+    level = settings["confidence"]
+    if spec.kind == "score":
+        figures = _scores([float(v) for v in gold], [float(v) for v in judged], settings)
+        table = agreement_by_label(
+            [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
+        )
+        return figures, table
+    if spec.kind == "labels":
+        return _multilabel(spec, gold, judged, settings), _multilabel_table(spec, gold, judged, level)
+    figures = _categorical(spec, gold, judged, settings)
+    if spec.kind == "bool" and spec.output.confidence and confidence is not None:
+        pairs = [(bool(g), float(c)) for g, c in zip(gold, confidence, strict=True) if c is not None]
+        figures.update(_auroc([g for g, _ in pairs], [c for _, c in pairs], settings))
+    table = agreement_by_label(
+        [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
+    )
+    return figures, table
+
+
+def pair_figures(pairs: pd.DataFrame, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Two-order figures of a pairwise run (see :mod:`jurist.metrics.preference`).
+
+    ``pairs`` has one row per data row with ``choice_AB``/``choice_BA`` (positional
+    answers or ``None``), ``winner_AB``/``winner_BA``, ``verdict`` (combined) and, when
+    known, ``length_a``/``length_b`` and ``gold``.
+    """
+    settings = {**DEFAULT_SETTINGS, **(settings or {})}
+    first, second = list(pairs["winner_AB"]), list(pairs["winner_BA"])
+    figures: dict[str, Any] = {"rows": len(pairs), "complete": int(pairs["verdict"].notna().sum())}
+    consistency = preference.consistency_cells(first, second)
+    figures.update(with_interval("consistency", consistency, preference.ratio_of_sums, settings))
+    position = preference.position_cells(list(pairs["choice_AB"]), list(pairs["choice_BA"]))
+    figures.update(with_interval("position_1_rate", position, preference.ratio_of_sums, settings))
+    rate = figures["position_1_rate"]
+    figures["position_bias"] = abs(rate - 0.5) if not math.isnan(rate) else NAN
+    complete = [v for v in pairs["verdict"] if isinstance(v, str)]
+    for choice in preference.CHOICES:
+        figures[f"win_rate_{choice}"] = (
+            sum(v == choice for v in complete) / len(complete) if complete else NAN
+        )
+    if "length_a" in pairs and pairs["length_a"].notna().all():
+        length_a = [int(v) for v in pairs["length_a"]]
+        length_b = [int(v) for v in pairs["length_b"]]
+        cells = preference.length_cells(
+            [[a, b] for a, b in zip(first, second, strict=True)], length_a, length_b
+        )
+        figures.update(with_interval("longer_win_rate", cells, preference.ratio_of_sums, settings))
+        if "gold" in pairs and pairs["gold"].notna().any():
+            labelled = pairs[pairs["gold"].notna()]
+            gold_cells = preference.length_cells(
+                [[g] for g in labelled["gold"]],
+                [int(v) for v in labelled["length_a"]],
+                [int(v) for v in labelled["length_b"]],
+            )
+            figures["gold_longer_rate"] = float(preference.ratio_of_sums(gold_cells.sum(axis=0)))
+            figures["length_bias"] = figures["longer_win_rate"] - figures["gold_longer_rate"]
+            figures["length_bias_abs"] = abs(figures["length_bias"])
+    return figures

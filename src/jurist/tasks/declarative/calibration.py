@@ -1,0 +1,132 @@
+"""The calibration row of a YAML task: one judge run on one gold file, compared with gold.
+
+Leaderboard columns, per output kind:
+
+- label, bool: ``accuracy`` and Cohen's ``kappa`` (with ``_low``/``_high``); bool with
+  ``confidence``: ``auroc`` of the confidence against gold ``true``;
+- score: ``kappa`` is the quadratic-weighted kappa, ``accuracy`` the exact agreement,
+  plus ``mae`` and ``spearman`` (with intervals);
+- labels: ``accuracy`` is the exact-match ratio, plus ``micro_f1`` and ``macro_f1``;
+- pairwise: ``accuracy``/``kappa`` of the combined verdicts against gold, ``consistency``,
+  ``position_1_rate``, ``position_bias``, ``longer_win_rate``, ``gold_longer_rate``,
+  ``length_bias`` and ``length_bias_abs``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from jurist.datasets.samples import resolve_input
+from jurist.errors import InputError
+from jurist.tasks.calibration_rows import (
+    NAN,
+    JudgeSpec,
+    dataset_name,
+    judge_run_dir,
+    per_class_columns,
+    run_results,
+    usage_columns,
+)
+from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
+from jurist.tasks.declarative.data import read_gold, split_item_id
+from jurist.tasks.declarative.scoring import pairs_table, scored_pairs
+
+if TYPE_CHECKING:
+    from jurist.tasks.declarative.task import DeclarativeTask
+
+__all__ = ["calibration_row"]
+
+_INTERVAL = ("", "_low", "_high")
+
+
+def _copy(row: dict[str, Any], figures: dict[str, Any], source: str, target: str | None = None) -> None:
+    for suffix in _INTERVAL:
+        row[(target or source) + suffix] = figures.get(source + suffix, NAN)
+
+
+def calibration_row(
+    task: DeclarativeTask,
+    gold: str | Path,
+    spec: JudgeSpec,
+    out: Path,
+    settings: dict[str, Any],
+    progress: bool,
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """Run ``spec``'s judge on ``gold`` (resumed from ``OUT/runs/...``) and build its row."""
+    task_spec = task.spec
+    if task_spec.gold is None:
+        raise task.unsupported("be calibrated (the task file names no 'gold' column)")
+    file = resolve_input(gold)
+    dataset = dataset_name(gold)
+    gold_rows = read_gold(task_spec, file)
+    if not gold_rows:
+        raise InputError("no row carries a gold verdict", path=file, field=task_spec.gold)
+    run_dir = judge_run_dir(out, spec) / dataset
+    options = settings.get("options") or task.options()
+    run = task.judge(file, run_dir, spec.config, options, progress=progress)
+    items = run.items
+    results = [r for r in run_results(run_dir) if split_item_id(r.id)[0] in gold_rows]
+    failed = sum(r.status == "failed" for r in results)
+    judgments = len(gold_rows) * (2 if task_spec.kind == "pairwise" else 1)
+    row: dict[str, Any] = {
+        "task": task.name,
+        "dataset": dataset,
+        "judge": spec.name,
+        "model": spec.config.model,
+        "items": len(gold_rows),
+        "judgments": judgments,
+        "failed": failed,
+        "failed_rate": failed / judgments if judgments else NAN,
+        "run_dir": str(run_dir),
+        "auroc": NAN,
+        "auroc_low": NAN,
+        "auroc_high": NAN,
+    }
+    stats = {key: settings[key] for key in ("n_resamples", "confidence", "seed")}
+    if task_spec.kind == "pairwise":
+        every = read_gold(task_spec, file, every_row=True)
+        pairs = pairs_table(items, every)
+        labelled = pairs[pairs["gold"].notna()].reset_index(drop=True)
+        scored = scored_pairs(labelled)
+        figures, by_label = gold_agreement(
+            task_spec, list(scored["gold"]), list(scored["verdict"]), settings=stats
+        )
+        bias = pair_figures(labelled, stats)
+        _copy(row, figures, "accuracy")
+        _copy(row, figures, "kappa")
+        row["consistency"] = bias["consistency"]
+        _copy(row, bias, "position_1_rate")
+        row["position_bias"] = bias["position_bias"]
+        _copy(row, bias, "longer_win_rate")
+        for name in ("gold_longer_rate", "length_bias", "length_bias_abs"):
+            row[name] = bias.get(name, NAN)
+        settings.setdefault("length_unit", "words")
+    else:
+        ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
+        by_id = {str(r["id"]): r for r in ok.to_dict(orient="records")}
+        matched = [(g.gold, by_id[key]) for key, g in gold_rows.items() if key in by_id]
+        confidence = [m.get("confidence") for _, m in matched] if task_spec.output.confidence else None
+        figures, by_label = gold_agreement(
+            task_spec, [g for g, _ in matched], [m["verdict"] for _, m in matched], confidence, stats
+        )
+        if task_spec.kind == "score":
+            _copy(row, figures, "exact_agreement", "accuracy")
+            _copy(row, figures, "qwk", "kappa")
+            _copy(row, figures, "mae")
+            _copy(row, figures, "spearman")
+        elif task_spec.kind == "labels":
+            _copy(row, figures, "exact_match", "accuracy")
+            row.update(kappa=NAN, kappa_low=NAN, kappa_high=NAN)
+            _copy(row, figures, "micro_f1")
+            _copy(row, figures, "macro_f1")
+        else:
+            _copy(row, figures, "accuracy")
+            _copy(row, figures, "kappa")
+            if "auroc" in figures:
+                _copy(row, figures, "auroc")
+    row.update(per_class_columns(by_label))
+    row.update(usage_columns(results))
+    return row, by_label.assign(dataset=dataset, judge=spec.name)

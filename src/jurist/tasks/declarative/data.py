@@ -1,0 +1,194 @@
+"""Reading a YAML task's data: rows with the judge's inputs, ids, and gold verdicts.
+
+Any file :func:`jurist.datasets.io.iter_records` reads (JSONL, JSON, CSV, TSV, Parquet,
+XLSX) or a bundled ``sample:NAME``. A row's id is its ``id`` column (the task's ``id``
+key, or ``id`` when present), else its 1-based position in the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jurist.datasets.io import iter_records, sha256_file
+from jurist.datasets.samples import resolve_input
+from jurist.errors import InputError
+from jurist.runner import Item
+from jurist.tasks.declarative.spec import TaskFile
+from jurist.tasks.declarative.verdicts import parse_gold
+
+__all__ = [
+    "DeclarativeDataset",
+    "Row",
+    "input_text",
+    "pair_items",
+    "read_gold",
+    "read_rows",
+    "rows_from_records",
+]
+
+ORDERS = ("AB", "BA")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data row: its id, where it is in the file, the judge's inputs and its gold verdict."""
+
+    id: str
+    line: int
+    inputs: dict[str, str]
+    gold: Any = None
+
+
+@dataclass(frozen=True)
+class DeclarativeDataset:
+    """The validated rows of one data file of a YAML task."""
+
+    path: Path
+    rows: list[Row]
+    pairwise: bool = False
+
+    def describe(self) -> dict[str, Any]:
+        """``{"path", "sha256", "items"}`` (a pairwise row is two items, one per order)."""
+        return {
+            "path": str(self.path),
+            "sha256": sha256_file(self.path),
+            "items": len(self.rows) * (2 if self.pairwise else 1),
+        }
+
+
+def input_text(value: Any) -> str:
+    """A cell as the text a judge reads: text as is, a list of texts joined by blank lines,
+    anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, list) and all(isinstance(part, str) for part in value):
+        return "\n\n".join(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _id_column(spec: TaskFile, first: dict[str, Any] | None) -> str | None:
+    if spec.id is not None:
+        return spec.id
+    return "id" if first is not None and "id" in first else None
+
+
+def rows_from_records(
+    spec: TaskFile,
+    records: Iterator[tuple[int, dict[str, Any]]] | list[tuple[int, dict[str, Any]]],
+    path: str | Path,
+    *,
+    need_gold: bool = False,
+    need_inputs: bool = True,
+) -> list[Row]:
+    """Validate records into rows.
+
+    Args:
+        spec: The task.
+        records: ``(line, record)`` pairs.
+        path: The file, for messages.
+        need_gold: Raise on a row without a gold verdict (few-shot examples).
+        need_inputs: Raise on a missing input column (else the row keeps the inputs it has).
+
+    Raises:
+        InputError: A missing input column or id, a duplicate id, or a bad gold value
+            (naming file, line and field).
+    """
+    rows: list[Row] = []
+    seen: dict[str, int] = {}
+    id_column: str | None = None
+    for position, (line, record) in enumerate(records, start=1):
+        if position == 1:
+            id_column = _id_column(spec, record)
+        inputs: dict[str, str] = {}
+        for name, column in spec.columns.items():
+            value = record[column] if column in record else record.get(name)
+            if _missing(value):
+                if not need_inputs:
+                    continue
+                raise InputError(
+                    "missing input column" if column not in record else "empty input value",
+                    path=path,
+                    line=line,
+                    field=column,
+                )
+            inputs[name] = input_text(value)
+        if id_column is None:
+            row_id = str(position)
+        else:
+            raw_id = record.get(id_column)
+            if _missing(raw_id) or str(raw_id).strip() == "":
+                raise InputError("missing id", path=path, line=line, field=id_column)
+            row_id = str(int(raw_id)) if isinstance(raw_id, float) and raw_id.is_integer() else str(raw_id)
+        if row_id in seen:
+            raise InputError(
+                f"id {row_id!r} also occurs on line {seen[row_id]}",
+                path=path,
+                line=line,
+                field=id_column or "id",
+            )
+        seen[row_id] = line
+        gold = None
+        if spec.gold is not None:
+            try:
+                gold = parse_gold(spec.output, record.get(spec.gold))
+            except ValueError as exc:
+                raise InputError(str(exc), path=path, line=line, field=spec.gold) from None
+            if gold is None and need_gold:
+                raise InputError("an example needs a gold verdict", path=path, line=line, field=spec.gold)
+        rows.append(Row(id=row_id, line=line, inputs=inputs, gold=gold))
+    return rows
+
+
+def read_rows(spec: TaskFile, path: str | Path) -> DeclarativeDataset:
+    """Read and validate a data file (``sample:NAME`` allowed).
+
+    Raises:
+        InputError: See :func:`rows_from_records`; or the file holds no row.
+    """
+    file = resolve_input(path)
+    rows = rows_from_records(spec, iter_records(file), file)
+    if not rows:
+        raise InputError("the data file holds no row", path=file)
+    return DeclarativeDataset(path=file, rows=rows, pairwise=spec.kind == "pairwise")
+
+
+def read_gold(spec: TaskFile, path: str | Path, *, every_row: bool = False) -> dict[str, Row]:
+    """The rows of a gold file that carry a gold verdict, by id (``every_row``: all rows).
+
+    A gold file needs the id and gold columns; input columns are kept where present.
+    """
+    file = resolve_input(path)
+    rows = rows_from_records(spec, iter_records(file), file, need_inputs=False)
+    return {row.id: row for row in rows if every_row or row.gold is not None}
+
+
+def swapped(inputs: dict[str, str]) -> dict[str, str]:
+    """Pairwise inputs with response_a and response_b exchanged."""
+    return {**inputs, "response_a": inputs["response_b"], "response_b": inputs["response_a"]}
+
+
+def pair_items(row: Row) -> list[Item]:
+    """The two items of a pairwise row: ``{id}|AB`` as given, ``{id}|BA`` swapped.
+
+    Each item's inputs carry its ``order``, which the program ignores and the output keeps.
+    """
+    return [
+        Item(f"{row.id}|AB", {**row.inputs, "order": "AB"}),
+        Item(f"{row.id}|BA", {**swapped(row.inputs), "order": "BA"}),
+    ]
+
+
+def split_item_id(item_id: str) -> tuple[str, str | None]:
+    """``("7", "BA")`` for ``"7|BA"``; ``(item_id, None)`` for an id without an order."""
+    base, sep, order = item_id.rpartition("|")
+    return (base, order) if sep and order in ORDERS else (item_id, None)

@@ -1,0 +1,213 @@
+"""Scoring a recorded run of a YAML task: the per-item table, the summary and the report.
+
+Failed items are counted and listed (``failed_ids``), never scored: agreement with gold
+uses the items the judge answered, and ``gold.failed`` says how many gold rows had no
+usable answer. A pairwise row is scored only when both of its orders were answered.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from jurist.metrics import preference
+from jurist.report.markdown import summary_markdown
+from jurist.schemas import ItemResult
+from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
+from jurist.tasks.declarative.baseline import word_count
+from jurist.tasks.declarative.data import Row, read_gold, split_item_id
+from jurist.tasks.declarative.spec import TaskFile
+from jurist.tasks.declarative.verdicts import verdict_text
+
+__all__ = ["item_row", "pairs_table", "report_markdown", "scored_pairs", "summarize_items"]
+
+
+def item_row(spec: TaskFile, result: ItemResult) -> dict[str, Any]:
+    """One row of the per-item table: status and usage, the verdict, its reasoning and confidence."""
+    row = result.table_row()
+    output = result.output if result.status == "ok" and result.output else {}
+    row["verdict"] = output.get("verdict")
+    row["reasoning"] = output.get("reasoning")
+    row["confidence"] = output.get("confidence")
+    if spec.kind == "pairwise":
+        base, order = split_item_id(result.id)
+        row["pair_id"] = base
+        row["order"] = output.get("order", order)
+        row["winner"] = (
+            preference.winner(row["verdict"], order or "AB") if row["verdict"] is not None else None
+        )
+    return row
+
+
+def pairs_table(items: pd.DataFrame, rows: dict[str, Row] | None = None) -> pd.DataFrame:
+    """One row per pairwise data row: both orders' answers, their winners and the combined verdict.
+
+    Args:
+        items: The per-item table (one row per order).
+        rows: Data rows by id, for the responses' lengths (words) and the gold verdict.
+    """
+    records: dict[str, dict[str, Any]] = {}
+    if len(items):
+        for item in items.to_dict(orient="records"):
+            base, order = split_item_id(str(item["id"]))
+            record = records.setdefault(base, {"id": base})
+            ok = item.get("status") == "ok" and isinstance(item.get("verdict"), str)
+            record[f"choice_{order}"] = item["verdict"] if ok else None
+            record[f"winner_{order}"] = preference.winner(item["verdict"], order or "AB") if ok else None
+    # Data order (else id order), never the order the items finished in: the bootstrap
+    # intervals resample rows, so they must not depend on which judgment finished first.
+    position = {str(key): index for index, key in enumerate(rows or {})}
+    ordered = sorted(
+        records.values(), key=lambda record: (position.get(record["id"], len(position)), record["id"])
+    )
+    table = pd.DataFrame(ordered)
+    for column in ("id", "choice_AB", "choice_BA", "winner_AB", "winner_BA"):
+        if column not in table:
+            table[column] = None
+    table = table.astype(object).where(table.notna(), None)
+    table["verdict"] = [
+        preference.combined_verdict(a, b) for a, b in zip(table["winner_AB"], table["winner_BA"], strict=True)
+    ]
+    if rows is not None:
+        found = [rows.get(str(i)) for i in table["id"]]
+        known = [r if r and {"response_a", "response_b"} <= set(r.inputs) else None for r in found]
+        table["length_a"] = [word_count(r.inputs["response_a"]) if r else None for r in known]
+        table["length_b"] = [word_count(r.inputs["response_b"]) if r else None for r in known]
+        table["gold"] = [r.gold if r else None for r in found]
+    return table
+
+
+def scored_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The pairs with a gold verdict and both orders answered."""
+    if "gold" not in pairs:
+        return pairs.iloc[0:0]
+    return pairs[pairs["gold"].notna() & pairs["verdict"].notna()]
+
+
+def _distribution(spec: TaskFile, verdicts: list[Any]) -> dict[str, Any]:
+    if not verdicts:
+        return {}
+    if spec.kind == "score":
+        values = np.asarray(verdicts, dtype=float)
+        return {"mean": float(values.mean()), "min": float(values.min()), "max": float(values.max())}
+    if spec.kind == "labels":
+        return {label: sum(label in v for v in verdicts) for label in spec.output.labels or []}
+    counts: dict[str, int] = {}
+    for verdict in verdicts:
+        counts[verdict_text(verdict)] = counts.get(verdict_text(verdict), 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def summarize_items(
+    spec: TaskFile, items: pd.DataFrame, gold: str | Path | None, settings: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The summary figures of a per-item table, and the per-label agreement table.
+
+    ``gold`` is a data file with the task's gold column (the judged file itself, for
+    ``jurist judge``); without it, or for a task without ``gold``, only the verdicts'
+    distribution (and, pairwise, consistency and position bias) is reported.
+    """
+    ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
+    summary: dict[str, Any] = {"kind": spec.kind}
+    empty = pd.DataFrame(columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
+    if spec.kind == "pairwise":
+        rows = read_gold(spec, gold, every_row=True) if gold is not None else None
+        pairs = pairs_table(items, rows)
+        summary["verdicts"] = _distribution(spec, [v for v in pairs["verdict"] if v is not None])
+        summary["pairs"] = pair_figures(pairs, settings)
+        if spec.gold is None or gold is None:
+            return summary, empty
+        labelled = pairs[pairs["gold"].notna()]
+        scored = scored_pairs(pairs)
+        summary["gold"] = {
+            "column": spec.gold,
+            "rows": len(labelled),
+            "scored": len(scored),
+            "not_scored": len(labelled) - len(scored),
+        }
+        figures, table = gold_agreement(
+            spec, list(scored["gold"]), list(scored["verdict"]), settings=settings
+        )
+        summary["agreement"] = figures
+        return summary, table
+    summary["verdicts"] = _distribution(spec, list(ok["verdict"]) if "verdict" in ok else [])
+    if spec.gold is None or gold is None:
+        return summary, empty
+    gold_rows = read_gold(spec, gold)
+    by_id = {str(row["id"]): row for row in ok.to_dict(orient="records")} if len(ok) else {}
+    matched = [(row.gold, by_id[key]) for key, row in gold_rows.items() if key in by_id]
+    summary["gold"] = {
+        "column": spec.gold,
+        "rows": len(gold_rows),
+        "scored": len(matched),
+        "not_scored": len(gold_rows) - len(matched),
+    }
+    confidence = [item.get("confidence") for _, item in matched] if spec.output.confidence else None
+    figures, table = gold_agreement(
+        spec, [g for g, _ in matched], [item["verdict"] for _, item in matched], confidence, settings
+    )
+    summary["agreement"] = figures
+    return summary, table
+
+
+def gold_columns(spec: TaskFile, items: pd.DataFrame, gold: str | Path | None) -> pd.DataFrame:
+    """The per-item table with ``gold`` and ``correct`` columns (score: ``abs_error``) when gold is known."""
+    if spec.gold is None or gold is None or items.empty:
+        return items
+    gold_rows = read_gold(spec, gold)
+    table = items.copy()
+    key = table["pair_id"] if spec.kind == "pairwise" else table["id"]
+    gold_values = [gold_rows[str(k)].gold if str(k) in gold_rows else None for k in key]
+    table["gold"] = pd.Series(gold_values, index=table.index, dtype=object)
+    correct: list[Any] = []
+    for verdict, status, value, row in zip(
+        table["verdict"], table["status"], gold_values, table.to_dict(orient="records"), strict=True
+    ):
+        if status != "ok" or value is None:
+            correct.append(None)
+        elif spec.kind == "pairwise":
+            correct.append(row.get("winner") == value)
+        elif spec.kind == "score":
+            correct.append(abs(float(verdict) - float(value)))
+        else:
+            correct.append(verdict == value)
+    table["abs_error" if spec.kind == "score" else "correct"] = pd.Series(
+        correct, index=table.index, dtype=object
+    )
+    return table
+
+
+def report_markdown(title: str, summary: dict[str, Any]) -> str:
+    """The Markdown report: every figure of the summary, then the confusion matrix if any."""
+    plain = {key: value for key, value in summary.items() if key != "agreement"}
+    agreement = dict(summary.get("agreement") or {})
+    confusion = agreement.pop("confusion", None)
+    per_label = agreement.pop("per_label", None)
+    text = summary_markdown(title, {**plain, "agreement": agreement} if agreement else plain)
+    if per_label:
+        lines = ["## per label", "", "| label | precision | recall | f1 | gold |", "|---|---|---|---|---|"]
+        for label, values in per_label.items():
+            cells = [_fmt(values.get(name)) for name in ("precision", "recall", "f1", "gold")]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        text += "\n" + "\n".join(lines) + "\n"
+    if confusion:
+        labels = confusion["labels"]
+        lines = [
+            "## confusion (rows: gold, columns: judge)",
+            "",
+            "| gold \\ judge | " + " | ".join(labels) + " |",
+        ]
+        lines.append("|---" * (len(labels) + 1) + "|")
+        for label, counts in zip(labels, confusion["matrix"], strict=True):
+            lines.append(f"| {label} | " + " | ".join(str(c) for c in counts) + " |")
+        text += "\n" + "\n".join(lines) + "\n"
+    return text
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -1,0 +1,258 @@
+"""A YAML task file as a :class:`~jurist.tasks.Task`: every verb from one file, no code.
+
+:func:`load_task_file` reads and validates the file and returns an instance of a
+:class:`DeclarativeTask` subclass made for it (class attributes such as ``name`` and
+``metrics`` are the file's), with ``source`` set to the file's path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from jurist.datasets.io import iter_records
+from jurist.errors import ConfigError
+from jurist.runner import Item
+from jurist.schemas import ItemResult
+from jurist.tasks._contract import Scores, Task, json_ready, write_exports
+from jurist.tasks.declarative.data import DeclarativeDataset, Row, pair_items, read_rows, rows_from_records
+from jurist.tasks.declarative.spec import TaskFile, read_task_file, validate_task
+
+if TYPE_CHECKING:
+    import dspy
+
+    from jurist.judges.judge import Judge
+    from jurist.optimization import TaskAdapter
+    from jurist.tasks.calibration_rows import JudgeSpec
+
+__all__ = ["DeclarativeTask", "load_task_file"]
+
+METRICS: dict[str, dict[str, str]] = {
+    "label": {
+        "accuracy": "share of items whose label equals gold",
+        "kappa": "Cohen's kappa with gold",
+        "macro_f1": "mean F1 over the labels used",
+        "confusion": "confusion matrix (rows gold, columns judge)",
+    },
+    "labels": {
+        "micro_f1": "F1 of all label decisions pooled",
+        "macro_f1": "mean per-label F1",
+        "exact_match": "share of items whose label set equals gold",
+        "per_label": "precision, recall and F1 per label",
+    },
+    "score": {
+        "mae": "mean absolute error",
+        "rmse": "root mean squared error",
+        "pearson": "Pearson correlation",
+        "spearman": "Spearman rank correlation",
+        "kendall_tau": "Kendall tau-b",
+        "exact_agreement": "share of scores equal to gold",
+        "within_1": "share of scores within 1 of gold",
+        "qwk": "quadratic-weighted kappa",
+    },
+    "bool": {
+        "accuracy": "share of verdicts equal to gold",
+        "kappa": "Cohen's kappa with gold",
+        "f1": "F1 of the true class",
+        "auroc": "AUROC of the confidence (with confidence: true)",
+    },
+    "pairwise": {
+        "consistency": "share of rows answered alike in both orders",
+        "position_1_rate": "share of decisive answers picking the first position",
+        "position_bias": "|position_1_rate - 0.5|",
+        "longer_win_rate": "share of decisive answers picking the longer response",
+        "length_bias": "longer_win_rate - gold_longer_rate",
+        "win_rate_A": "share of rows won by response A (also B, tie)",
+        "accuracy": "agreement of the combined verdict with gold",
+        "kappa": "Cohen's kappa of the combined verdict with gold",
+    },
+}
+
+
+class DeclarativeTask(Task):
+    """A task defined by a YAML file, or by the same keys as a dict (see ``docs/tasks.md``).
+
+    Subclass it to keep the YAML keys and override a hook in Python (``read`` to normalise
+    rows, ``postprocess`` to accept synonyms, ...): scoring, calibration and optimization
+    go through the hooks, so they see what the subclass does.
+
+    Args:
+        spec: The validated file, or a mapping of its keys (validated like a file).
+        source: Where the task comes from (the file's path: relative ``examples`` paths are
+            read from its folder).
+    """
+
+    def __init__(self, spec: TaskFile | dict[str, Any], source: str | Path = "python") -> None:
+        self.spec = spec if isinstance(spec, TaskFile) else validate_task(spec, path=str(source))
+        self.source = str(source)
+        self.name = self.spec.name
+        self.description = self.spec.description.strip()
+        self.inputs = {name: f"data column '{column}'" for name, column in self.spec.columns.items()}
+        self.outputs = _outputs(self.spec)
+        self.metrics = dict(METRICS[self.spec.kind])
+        self.version = f"yaml-{self.spec.fingerprint()}"
+        self._demo_rows: list[Row] | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, path: str | Path, options: BaseModel) -> DeclarativeDataset:
+        return read_rows(self.spec, path)
+
+    def items(self, dataset: DeclarativeDataset, options: BaseModel) -> Iterable[Item]:
+        for row in dataset.rows:
+            if dataset.pairwise:
+                yield from pair_items(row)
+            else:
+                yield Item(row.id, dict(row.inputs))
+
+    def row_items(self, dataset: DeclarativeDataset, options: BaseModel, row: int) -> list[Item]:
+        if not 0 <= row < len(dataset.rows):
+            raise ConfigError(f"the data has no row {row} (rows count from 0)", field="row")
+        found = dataset.rows[row]
+        return pair_items(found) if dataset.pairwise else [Item(found.id, dict(found.inputs))]
+
+    # ------------------------------------------------------------------ judging
+
+    def demo_rows(self) -> list[Row]:
+        """The few-shot example rows of the file's ``examples`` key (read once)."""
+        if self._demo_rows is None:
+            examples = self.spec.examples
+            if examples is None:
+                self._demo_rows = []
+            elif isinstance(examples, str):
+                file = Path(examples)
+                if not file.is_absolute():
+                    file = Path(self.source).parent / file
+                if not file.is_file():
+                    raise ConfigError("examples file not found", path=file, field="examples")
+                self._demo_rows = rows_from_records(self.spec, iter_records(file), file, need_gold=True)
+            else:
+                records = [(index, record) for index, record in enumerate(examples)]
+                self._demo_rows = rows_from_records(
+                    self.spec, records, f"{self.source} (examples)", need_gold=True
+                )
+        return self._demo_rows
+
+    def program(self, options: BaseModel) -> dspy.Module:
+        from jurist.tasks.declarative.program import make_demos, make_program
+
+        try:
+            demos = make_demos(self.spec, self.demo_rows())
+        except ValueError as exc:
+            raise ConfigError(str(exc), path=self.source, field="examples") from None
+        return make_program(self.spec, demos)
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
+        from jurist.tasks.declarative.program import postprocess_prediction
+
+        return postprocess_prediction(self.spec, prediction, inputs)
+
+    def baseline(self, options: BaseModel) -> Judge:
+        from jurist.tasks.declarative.baseline import make_baseline
+
+        judge = make_baseline(self.spec, version=f"{self.version}")
+        if judge is None:
+            raise ConfigError(
+                f"task {self.name!r} ({self.source}) has no offline baseline (no 'baseline' key); pass "
+                "--config with a judge config that names a model",
+                field="config",
+            )
+        return judge
+
+    # ------------------------------------------------------------------ scoring
+
+    def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
+        from jurist.tasks.declarative.scoring import item_row
+
+        return item_row(self.spec, result)
+
+    def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
+        from jurist.tasks.declarative.scoring import summarize_items
+
+        summary, _ = summarize_items(self.spec, items, gold)
+        return summary
+
+    def report(self, scores: Scores) -> str:
+        from jurist.tasks.declarative.scoring import report_markdown
+
+        return report_markdown(self.name, scores.summary)
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Score a recorded run; with ``gold``, the per-item table gets ``gold`` and ``correct``
+        (score: ``abs_error``) columns, and a pairwise run's per-row table is ``extra["pairs"]``."""
+        from jurist.runner import iter_run_results
+        from jurist.tasks.declarative.data import read_gold
+        from jurist.tasks.declarative.scoring import gold_columns, pairs_table
+
+        if gold is not None and self.spec.gold is None and self.spec.kind != "pairwise":
+            gold = None  # nothing to compare with
+        if isinstance(run, list):
+            if len(run) != 1:
+                raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
+            run = run[0]
+        scores = super().score(run, options, gold=gold, write=False)
+        scores.items = gold_columns(self.spec, scores.items, gold)
+        if self.spec.kind == "pairwise":
+            rows = read_gold(self.spec, gold, every_row=True) if gold is not None else None
+            scores.extra["pairs"] = pairs_table(scores.items, rows)
+        scores.summary = json_ready(scores.summary)
+        path = Path(run)
+        if write and path.is_dir():
+            write_exports(path, scores, iter_run_results(path))
+        return scores
+
+    # ------------------------------------------------------------------ calibration and optimization
+
+    def calibration_row(
+        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+    ) -> tuple[dict[str, Any], pd.DataFrame]:
+        from jurist.tasks.declarative.calibration import calibration_row
+
+        return calibration_row(self, gold, spec, out, settings, progress)
+
+    def optimization(self, options: BaseModel) -> TaskAdapter:
+        from jurist.tasks.declarative.optimization import DeclarativeAdapter
+
+        if self.spec.gold is None:
+            raise self.unsupported("be optimized (the task file names no 'gold' column)")
+        return DeclarativeAdapter(self)
+
+
+def load_task_file(path: str | Path) -> DeclarativeTask:
+    """The task a YAML task file defines (``source`` = the path).
+
+    Raises:
+        ConfigError: The file is missing, not YAML, or a key is invalid; the message names
+            the file, the key's line and path, and what was expected.
+    """
+    return DeclarativeTask(read_task_file(path), Path(path))
+
+
+def _outputs(spec: TaskFile) -> dict[str, str]:
+    output = spec.output
+    verdict = {
+        "label": f"one of {', '.join(output.labels or [])}",
+        "labels": f"a list of labels from {', '.join(output.labels or [])}",
+        "score": f"an integer from {output.range[0]} to {output.range[1]}" if output.range else "an integer",
+        "bool": "true or false",
+        "pairwise": "A, B" + (" or tie" if output.allow_tie else "") + " (the better response's position)",
+    }[spec.kind]
+    found = {"verdict": verdict}
+    if output.reasoning:
+        found["reasoning"] = "the judge's rationale"
+    if output.confidence:
+        found["confidence"] = "probability in [0, 1] that the verdict is true"
+    if spec.kind == "pairwise":
+        found["order"] = "AB (as given) or BA (responses swapped)"
+    return found

@@ -1,0 +1,147 @@
+"""Verdict values of a YAML task: validating what a judge answers and reading gold values.
+
+A judge's verdict is validated, never repaired: an out-of-range score, a label outside the
+set or a confidence outside [0, 1] raises ``ValueError`` (the runner asks again and then
+records the item as failed with the raw answer). Gold values are read more leniently,
+because data files spell them in many ways (``"yes"``, ``1``, ``"true"`` for a boolean).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["check_confidence", "check_verdict", "parse_gold", "verdict_text"]
+
+_TRUE = {"true", "yes", "1", "t", "y"}
+_FALSE = {"false", "no", "0", "f", "n"}
+_PAIRWISE_GOLD = {"a": "A", "b": "B", "tie": "tie", "1": "A", "2": "B", "0": "tie"}
+
+if TYPE_CHECKING:
+    from jurist.tasks.declarative.spec import OutputSpec
+
+
+def check_verdict(output: OutputSpec, value: Any) -> Any:
+    """The verdict ``value`` if it is valid for ``output`` (labels kind: sorted as declared).
+
+    Raises:
+        ValueError: Wrong type, score out of range, unknown label, or ``tie`` not allowed.
+    """
+    kind = output.kind
+    if kind == "score":
+        low, high = output.range or (0, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer score from {low} to {high}, got {value!r}")
+        if not low <= value <= high:
+            raise ValueError(f"score {value} is outside the range [{low}, {high}]")
+        return value
+    if kind == "label":
+        labels = output.labels or []
+        if not isinstance(value, str) or value not in labels:
+            raise ValueError(f"unknown label {value!r}; expected one of {', '.join(labels)}")
+        return value
+    if kind == "labels":
+        labels = output.labels or []
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"expected a list of labels from {', '.join(labels)}, got {value!r}")
+        unknown = [v for v in value if v not in labels]
+        if unknown:
+            raise ValueError(f"unknown label {unknown[0]!r}; expected labels from {', '.join(labels)}")
+        return [label for label in labels if label in value]
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"expected true or false, got {value!r}")
+        return value
+    allowed = ("A", "B", "tie") if output.allow_tie else ("A", "B")
+    if value not in allowed:
+        raise ValueError(f"expected one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def check_confidence(value: Any) -> float:
+    """A probability in [0, 1].
+
+    Raises:
+        ValueError: Not a number, NaN, or outside [0, 1].
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ValueError(f"expected a confidence between 0 and 1, got {value!r}")
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"confidence {value} is outside [0, 1]")
+    return float(value)
+
+
+def _missing(value: Any) -> bool:
+    return (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or (isinstance(value, str) and not value.strip())
+    )
+
+
+def parse_gold(output: OutputSpec, value: Any) -> Any:
+    """A gold cell as a verdict value, or ``None`` when the cell is empty.
+
+    Accepted spellings: score: a number (``7``, ``"7"``, ``7.5``) in the range; label: the
+    label's text; labels: a list, a JSON list, or a comma-separated string; bool:
+    ``true/false``, ``yes/no``, ``1/0``; pairwise: ``A``/``B``/``tie`` or ``1``/``2``/``0``
+    (1 = response_a is better, 2 = response_b, 0 = tie).
+
+    Raises:
+        ValueError: The value is not a valid gold verdict (with what was expected).
+    """
+    if _missing(value):
+        return None
+    kind = output.kind
+    if kind == "score":
+        low, high = output.range or (0, 0)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"expected a number from {low} to {high}, got {value!r}") from None
+        if isinstance(value, bool) or math.isnan(number) or not low <= number <= high:
+            raise ValueError(f"expected a number from {low} to {high}, got {value!r}")
+        return int(number) if number.is_integer() else number
+    if kind == "label":
+        return check_verdict(output, str(value).strip() if not isinstance(value, str) else value.strip())
+    if kind == "labels":
+        items: Any = value
+        if hasattr(items, "tolist"):
+            items = items.tolist()
+        if isinstance(items, str):
+            text = items.strip()
+            items = (
+                json.loads(text)
+                if text.startswith("[")
+                else [p.strip() for p in text.split(",") if p.strip()]
+            )
+        if not isinstance(items, list):
+            raise ValueError(f"expected a list of labels, got {value!r}")
+        return check_verdict(output, [str(item).strip() for item in items])
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text.endswith(".0"):
+            text = text[:-2]
+        if text in _TRUE | _FALSE:
+            return text in _TRUE
+        raise ValueError(f"expected true/false (or yes/no, 1/0), got {value!r}")
+    text = str(value).strip()
+    text = text[:-2] if text.endswith(".0") else text
+    choice = _PAIRWISE_GOLD.get(text.lower())
+    if choice is None:
+        raise ValueError(f"expected A, B or tie (or 1, 2, 0), got {value!r}")
+    return choice
+
+
+def verdict_text(value: Any) -> str:
+    """A verdict as one string, for label tables (``true``, ``7``, ``a|b`` for label sets)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "|".join(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,152 @@
+"""The RAG trace gates task: score traces a RAG system wrote against a gold QA set.
+
+Scoring calls no model (``jurist score gates TRACES --gold QA``, ``jurist gate``); the optional
+claim check asks a judge whether each answered trace states its gold claim
+(``jurist judge gates TRACES --gold QA --out DIR``, ``jurist gate --judge CONFIG``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import dspy
+from pydantic import BaseModel
+
+from jurist.datasets.samples import resolve_input
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import Judge
+from jurist.programs.gates import ClaimJudge, verdict_from_prediction
+from jurist.runner import Item
+from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text
+from jurist.tasks.gates.claims import ClaimItems, claim_baseline_judge, collect_claims, score_traces_judged
+from jurist.tasks.gates.options import GatesOptions, as_gates_options, gold_of, thresholds_of
+from jurist.tasks.gates.scoring import gate_verdict, score_traces, scores_of
+
+__all__ = ["GatesTask"]
+
+
+class GatesTask(Task):
+    """The WFGY RAG-quality gates: precision, refusals, citations, claims and compliance of
+    recorded RAG traces, each checked against a threshold (G1-G5)."""
+
+    name = "gates"
+    description = (
+        "Score the traces a RAG system wrote (question, answer, citations) against a gold QA set "
+        "with no model: precision over answered, over-/under-refusal, citation hit rate, claim "
+        "containment, compliance, and pass/fail gates G1-G5 (`jurist gate` exits 1 when one fails). "
+        "`jurist judge gates` adds a judged check that each answer states its gold claim."
+    )
+    inputs = {
+        "traces": "the RAG traces (JSONL: qid or q, answer, optional citations)",
+        "gold": "the gold QA set (qid, q, answerable, gold_ids, optional gold_claim)",
+        "question": "claim check: the gold question",
+        "gold_claim": "claim check: the fact a correct answer states",
+        "answer": "claim check: the traced answer",
+    }
+    outputs = {
+        "states_claim": "claim check: the answer states the gold claim",
+        "reason": "claim check: why",
+    }
+    metrics = {
+        "answer_precision": "answered answerable traces citing a gold id / answered traces (G1)",
+        "under_refusal": "answered unanswerable traces / unanswerable traces (G2)",
+        "over_refusal": "refused answerable traces / answerable traces (G3)",
+        "citation_hit_rate": "answered answerable traces citing a gold id / answerable traces (G4)",
+        "claim_containment": "answers containing a phrase of the gold claim / traces with a gold claim",
+        "compliance": "traces that refuse or carry a citations list / traces (G5)",
+        "judged_claim_accuracy": "claim check: answers judged to state the claim / answers judged",
+    }
+    Options = GatesOptions
+
+    # ------------------------------------------------------------------ the claim check
+
+    def read(self, path: str | Path, options: BaseModel) -> ClaimItems:
+        """The claim items of a trace file (``path``) against the gold QA set of the options."""
+        opts = as_gates_options(options)
+        return collect_claims(
+            gold_of(opts), path, thresholds=thresholds_of(opts), refusal_token=opts.refusal_token
+        )
+
+    def items(self, dataset: ClaimItems, options: BaseModel) -> list[Item]:
+        return dataset.items
+
+    def program(self, options: BaseModel) -> dspy.Module:
+        return ClaimJudge()
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
+        return verdict_from_prediction(prediction, inputs).model_dump(mode="json")
+
+    def baseline(self, options: BaseModel) -> Judge:
+        return claim_baseline_judge()
+
+    def judge(
+        self,
+        data: str | Path,
+        out: str | Path,
+        config: JudgeConfig,
+        options: BaseModel,
+        *,
+        retry_failed: bool = False,
+        progress: bool = True,
+    ) -> JudgeRun:
+        """Score the traces in ``data``, run the claim judge into ``out`` (resumed if it exists),
+        and write ``summary.json`` and ``report.md`` there (what ``jurist gate --judge`` reports)."""
+        opts = as_gates_options(options)
+        report = score_traces_judged(
+            gold_of(opts),
+            resolve_input(data),
+            config,
+            run_dir=out,
+            progress=progress,
+            retry_failed=retry_failed,
+            thresholds=thresholds_of(opts),
+            refusal_token=opts.refusal_token,
+        )
+        scores = scores_of(report)
+        run_dir = Path(out)
+        atomic_write_text(run_dir / "summary.json", json.dumps(scores.summary, indent=2, default=str))
+        atomic_write_text(run_dir / "report.md", scores.report)
+        return JudgeRun(run_dir=run_dir, scores=scores)
+
+    def summary_lines(self, run: JudgeRun) -> list[str]:
+        report = run.scores.extra["report"]
+        lines = [f"gates: {gate_verdict(report)}; {report.totals.traces} traces scored"]
+        for name, value in report.extra_metrics.items():
+            lines.append(f"  {name.replace('_', ' ')}: {'n/a' if value is None else f'{value:.3f}'}")
+        return [*lines, f"report: {run.run_dir / 'report.md'}"]
+
+    # ------------------------------------------------------------------ scoring
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Score a trace file against the gold QA set (``gold``, else the ``gold`` option); no model
+        is called. ``report`` is the Markdown of ``jurist gate``, ``summary`` its JSON, ``items``
+        the per-question table and ``extra["report"]`` the
+        :class:`~jurist.report.gates_records.GateReport`. ``write`` is ignored (a trace file is
+        not a run directory)."""
+        if isinstance(run, list):
+            if len(run) != 1:
+                raise self.unsupported("score several trace files at once")
+            run = run[0]
+        opts = as_gates_options(options)
+        report = score_traces(
+            gold_of(opts, gold), run, thresholds=thresholds_of(opts), refusal_token=opts.refusal_token
+        )
+        return scores_of(report)
+
+    def report(self, scores: Scores) -> str:
+        from jurist.report.gates import render_markdown
+
+        report = scores.extra.get("report")
+        return render_markdown(report) if report is not None else super().report(scores)
+
+
+TASK = GatesTask()

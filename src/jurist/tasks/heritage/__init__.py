@@ -1,0 +1,78 @@
+"""The heritage custodian tasks (see :class:`HeritageTask`).
+
+``heritage`` judges a gold set with the heritage programs (offline baselines or an LLM) and
+scores every metric of the heritage evaluation framework; ``heritage-ner``,
+``heritage-classification``, ``heritage-linking`` and ``heritage-qa`` run one program
+each, and are what ``jurist calibrate`` and ``jurist optimize`` take.
+"""
+
+from jurist.tasks.heritage.adapter_base import HeritageAdapter, write_heritage_splits
+from jurist.tasks.heritage.adapters_linking_qa import HeritageLinkingAdapter, HeritageQAAdapter
+from jurist.tasks.heritage.adapters_text import HeritageClassificationAdapter, HeritageNerAdapter
+from jurist.tasks.heritage.calibration import (
+    calibrate_heritage_classification,
+    calibrate_heritage_linking,
+    calibrate_heritage_ner,
+    calibrate_heritage_qa,
+)
+from jurist.tasks.heritage.compare import PER_ITEM_METRICS, compare_heritage
+from jurist.tasks.heritage.judging import (
+    ALL_TASKS,
+    HeritageBaselineProgram,
+    heritage_items,
+    load_heritage_programs,
+    make_heritage_judge,
+)
+from jurist.tasks.heritage.optimization import HERITAGE_ADAPTERS
+from jurist.tasks.heritage.run import HeritageRun, judge_heritage
+from jurist.tasks.heritage.scoring import TARGETS, HeritageScores, score_heritage, target_rows, target_table
+from jurist.tasks.heritage.task import (
+    HeritageClassificationTask,
+    HeritageLinkingTask,
+    HeritageNerTask,
+    HeritageQATask,
+    HeritageTask,
+)
+
+TASKS = {
+    "heritage": HeritageTask,
+    "heritage-ner": HeritageNerTask,
+    "heritage-classification": HeritageClassificationTask,
+    "heritage-linking": HeritageLinkingTask,
+    "heritage-qa": HeritageQATask,
+}
+"""The tasks this package registers (name -> class)."""
+
+__all__ = [
+    "ALL_TASKS",
+    "HERITAGE_ADAPTERS",
+    "PER_ITEM_METRICS",
+    "TARGETS",
+    "TASKS",
+    "HeritageAdapter",
+    "HeritageBaselineProgram",
+    "HeritageClassificationAdapter",
+    "HeritageClassificationTask",
+    "HeritageLinkingAdapter",
+    "HeritageLinkingTask",
+    "HeritageNerAdapter",
+    "HeritageNerTask",
+    "HeritageQAAdapter",
+    "HeritageQATask",
+    "HeritageRun",
+    "HeritageScores",
+    "HeritageTask",
+    "calibrate_heritage_classification",
+    "calibrate_heritage_linking",
+    "calibrate_heritage_ner",
+    "calibrate_heritage_qa",
+    "compare_heritage",
+    "heritage_items",
+    "judge_heritage",
+    "load_heritage_programs",
+    "make_heritage_judge",
+    "score_heritage",
+    "target_rows",
+    "target_table",
+    "write_heritage_splits",
+]

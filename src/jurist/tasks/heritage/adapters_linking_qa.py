@@ -1,0 +1,189 @@
+"""The heritage optimization targets with one example per mention or question: entity
+linking and question answering (see :mod:`jurist.tasks.heritage.optimization`)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import dspy
+
+from jurist.datasets.heritage import linking_gold
+from jurist.datasets.heritage_kb import KnowledgeBase, load_knowledge_base
+from jurist.metrics.heritage_linking import linking_example_score
+from jurist.metrics.heritage_qa import qa_example_score, rouge_l, words
+from jurist.optimization import MetricResult, content_key
+from jurist.programs.heritage import HeritageEntityLinker, HeritageQuestionAnswerer, linking_output, qa_output
+from jurist.programs.heritage_baseline import FuzzyLinker
+from jurist.tasks.heritage.adapter_base import HeritageAdapter, listing
+
+__all__ = ["HeritageLinkingAdapter", "HeritageQAAdapter"]
+
+
+class _SharedLinker(FuzzyLinker):
+    """A candidate source that optimizers' program copies share instead of copying the KB."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _SharedLinker:
+        return self
+
+
+class HeritageLinkingAdapter(HeritageAdapter):
+    """Optimizes :class:`~jurist.programs.heritage.HeritageEntityLinker` against gold KB ids and NIL.
+
+    One example per linked gold mention (:func:`~jurist.datasets.heritage.linking_gold`);
+    candidates come from a :class:`~jurist.programs.heritage_baseline.FuzzyLinker` over
+    the knowledge base, as in ``jurist judge heritage``.
+
+    Args:
+        kb: A knowledge-base TSV (default: the bundled subset, as ``jurist judge heritage``).
+    """
+
+    task = "heritage-linking"
+    subtask = "linking"
+    program_attribute = "linker"
+    metric_name = "reciprocal_rank"
+    pass_threshold = 1.0
+
+    def __init__(self, kb: str | Path | None = None) -> None:
+        self.kb_path = kb
+
+    @cached_property
+    def kb(self) -> KnowledgeBase:
+        """The knowledge base (read on first use)."""
+        return load_knowledge_base(self.kb_path)
+
+    def make_program(self) -> dspy.Module:
+        return HeritageEntityLinker(_SharedLinker(self.kb))
+
+    def load_examples(self, path: str | Path) -> list[dspy.Example]:
+        entries, file = self._entries(path)
+        texts = {entry.id: entry.text for entry in entries}
+        examples = []
+        for record in linking_gold(entries):
+            text = texts[record.entry_id]
+            example = dspy.Example(
+                mention=record.mention,
+                context=text,
+                start=record.start,
+                gold_kb_id=record.gold_kb_id,
+                example_id=record.id,
+                example_key=content_key(record.mention, text, record.start),
+                example_group=record.entry_id,
+            )
+            examples.append(example.with_inputs("mention", "context", "start"))
+        if not examples:
+            raise self._none_found(file, "an entity_linking mention", "entity_linking")
+        return examples
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+        offered = list(getattr(prediction, "candidates", None) or [])
+        decision = linking_output(prediction, offered, id=str(inputs["mention"]), mention=inputs["mention"])
+        return {**decision.model_dump(mode="json"), "offered": [c.kb_id for c in offered]}
+
+    def _name(self, kb_id: str) -> str:
+        entry = self.kb.get(kb_id)
+        return f"{kb_id} ({entry.label})" if entry is not None else kb_id
+
+    def score(self, example: dspy.Example, output: dict[str, Any]) -> MetricResult:
+        gold: str | None = example.get("gold_kb_id")
+        ranked = [c["kb_id"] for c in output.get("candidates") or []]
+        nil = bool(output.get("nil"))
+        score = linking_example_score(gold, ranked, nil)
+        offered = output.get("offered") or []
+        mention = repr(example.mention)
+        details: dict[str, Any] = {"reciprocal_rank": score, "gold_nil": float(gold is None)}
+        top = self._name(ranked[0]) if ranked else "nothing"
+        if gold is None:
+            details["nil_correct"] = float(nil)
+            line = (
+                f"Correct: {mention} has no entry in the knowledge base (NIL), and the judge said NIL."
+                if nil
+                else f"Wrong: {mention} has no entry in the knowledge base (NIL), but the judge linked it "
+                f"to {top}. Answer NIL when no candidate is the institution meant."
+            )
+            lines = [line]
+        else:
+            details["gold_offered"] = float(gold in offered)
+            where = (
+                f"it was candidate {offered.index(gold) + 1} of {len(offered)} offered"
+                if gold in offered
+                else "it was not among the offered candidates, so no answer could be right here"
+            )
+            if nil:
+                lines = [f"Wrong: {mention} is {self._name(gold)} ({where}), but the judge answered NIL."]
+            elif score == 1.0:
+                lines = [f"Correct: {mention} is {self._name(gold)}, ranked first."]
+            elif score:
+                lines = [
+                    f"Partly right: {mention} is {self._name(gold)}, but the judge ranked it "
+                    f"{ranked.index(gold) + 1} (reciprocal rank {score:.2f}) behind {top}."
+                ]
+            else:
+                lines = [f"Wrong: {mention} is {self._name(gold)} ({where}); the judge ranked {top} first."]
+        if output.get("dropped_ids"):
+            lines.append(
+                f"Ids that were not among the candidates were ignored: {', '.join(output['dropped_ids'])}."
+            )
+        return MetricResult(score, " ".join(lines), details)
+
+
+class HeritageQAAdapter(HeritageAdapter):
+    """Optimizes :class:`~jurist.programs.heritage.HeritageQuestionAnswerer` against gold answers.
+
+    One example per gold question (id ``{entry_id}#q{i}``, as in ``jurist judge heritage``).
+    """
+
+    task = "heritage-qa"
+    subtask = "qa"
+    program_attribute = "answerer"
+    metric_name = "rouge_l"
+    pass_threshold = 0.5
+
+    def make_program(self) -> dspy.Module:
+        return HeritageQuestionAnswerer()
+
+    def load_examples(self, path: str | Path) -> list[dspy.Example]:
+        entries, file = self._entries(path)
+        examples = [
+            dspy.Example(
+                question=pair.question,
+                context=entry.text,
+                gold_answer=pair.answer,
+                gold_facts=list(pair.supporting_facts),
+                example_id=f"{entry.id}#q{index}",
+                example_key=content_key(pair.question, entry.text),
+                example_group=entry.id,
+            ).with_inputs("question", "context")
+            for entry in entries
+            for index, pair in enumerate(entry.qa_pairs)
+        ]
+        if not examples:
+            raise self._none_found(file, "a qa_pairs question", "qa_pairs")
+        return examples
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+        answer = qa_output(prediction, inputs["context"], id="", question=inputs["question"])
+        return answer.model_dump(mode="json")
+
+    def score(self, example: dspy.Example, output: dict[str, Any]) -> MetricResult:
+        answer, gold = str(output.get("answer") or ""), str(example.gold_answer)
+        score = qa_example_score(answer, gold)
+        parts = rouge_l(answer, gold)
+        details = {"rouge_l": score, "precision": parts["precision"], "recall": parts["recall"]}
+        lines = [
+            f"ROUGE-L F {score:.2f} against the gold answer {gold!r} (precision {parts['precision']:.2f}: "
+            f"share of the answer's words in sequence with the gold; recall {parts['recall']:.2f})."
+        ]
+        seen = set(words(answer))
+        missing = list(dict.fromkeys(w for w in words(gold) if w not in seen))
+        if missing:
+            lines.append(f"Gold words missing from the answer: {', '.join(missing[:12])}.")
+        if parts["precision"] < 0.5 and len(words(answer)) > 2 * len(words(gold)):
+            lines.append("The answer is much longer than the gold answer: answer in one short sentence.")
+        if output.get("ungrounded_facts"):
+            quotes = [repr(q) for q in output["ungrounded_facts"]]
+            lines.append(
+                f"Quotes not found in the context: {listing(quotes)}; quote the context word for word."
+            )
+        return MetricResult(score, " ".join(lines), details)

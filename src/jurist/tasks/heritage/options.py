@@ -1,0 +1,112 @@
+"""The options of the heritage tasks (``jurist judge heritage --tasks ner,qa --split dev``).
+
+Every field is named after the flag of the old ``jurist judge heritage`` / ``jurist score
+heritage`` commands, so their command lines keep working through the generic commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.tasks.heritage.judging import ALL_TASKS
+
+__all__ = [
+    "ClassificationOptions",
+    "HeritageOptions",
+    "LinkingOptions",
+    "NerOptions",
+    "QAOptions",
+    "RunOptions",
+]
+
+
+def _labels(value: list[str]) -> list[str]:
+    if not value:
+        raise ValueError("name at least one entity type")
+    return value
+
+
+class RunOptions(BaseModel):
+    """What every heritage task takes: which texts a run judges, and the run to compare with."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    split: str | None = Field(
+        None, description="judge: only train, dev or test of a 70/15/15 split (default: every text)."
+    )
+    stratify: list[str] = Field(
+        ["custodian_type"], description="judge: comma-separated fields the split is stratified by."
+    )
+    seed: int = Field(0, description="judge: seed of the split.")
+    compare: Path | None = Field(
+        None, description="score: another run of the same gold; paired significance tests against it."
+    )
+
+
+class HeritageOptions(RunOptions):
+    """The options of ``heritage``: the sub-tasks, entity types and knowledge base of a run."""
+
+    kb: Path | None = Field(
+        None, description="judge: knowledge-base TSV for linking (default: the bundled subset)."
+    )
+    tasks: list[str] = Field(
+        list(ALL_TASKS), description=f"judge: comma-separated sub-tasks (default: {','.join(ALL_TASKS)})."
+    )
+    labels: list[str] = Field(
+        list(ENTITY_LABELS),
+        description="judge: comma-separated entity types to extract (default: the seven heritage types).",
+    )
+
+    @field_validator("tasks")
+    @classmethod
+    def _known_tasks(cls, value: list[str]) -> list[str]:
+        unknown = [task for task in value if task not in ALL_TASKS]
+        if unknown or not value:
+            raise ValueError(f"unknown heritage tasks {unknown}; choose from {', '.join(ALL_TASKS)}")
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _some_labels(cls, value: list[str]) -> list[str]:
+        return _labels(value)
+
+
+class NerOptions(RunOptions):
+    """The options of ``heritage-ner``."""
+
+    labels: list[str] = Field(
+        list(ENTITY_LABELS),
+        description="entity types to extract (default: the seven heritage types); optimize: gold spans "
+        "of other types are left out, and the artifact loads only into a judge with the same labels.",
+    )
+
+    @field_validator("labels")
+    @classmethod
+    def _some_labels(cls, value: list[str]) -> list[str]:
+        return _labels(value)
+
+
+class ClassificationOptions(RunOptions):
+    """The options of ``heritage-classification``."""
+
+    category_credit: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="optimize: score of a wrong custodian type of the gold type's category (in [0, 1]).",
+    )
+
+
+class LinkingOptions(RunOptions):
+    """The options of ``heritage-linking``."""
+
+    kb: Path | None = Field(
+        None, description="knowledge-base TSV to link against (default: the bundled subset)."
+    )
+
+
+class QAOptions(RunOptions):
+    """The options of ``heritage-qa``."""

@@ -1,0 +1,317 @@
+"""The heritage custodian tasks: ``heritage`` (every sub-task of a run) and one task per LLM
+program (``heritage-ner``, ``heritage-classification``, ``heritage-linking``, ``heritage-qa``)
+that judges and scores that sub-task alone, and is calibrated and optimized on its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import dspy
+import pandas as pd
+from pydantic import BaseModel
+
+from jurist.datasets.heritage import HeritageGold, load_heritage_gold
+from jurist.datasets.heritage_kb import load_knowledge_base
+from jurist.errors import ConfigError
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import Judge
+from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.programs.heritage import HeritageProgram
+from jurist.programs.heritage_baseline import FuzzyLinker
+from jurist.report.heritage import render_comparison, render_report
+from jurist.runner import Item
+from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready
+from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks.heritage.calibration import calibrate_subtask
+from jurist.tasks.heritage.compare import compare_heritage
+from jurist.tasks.heritage.judging import (
+    ALL_TASKS,
+    check_tasks,
+    heritage_items,
+    llm_postprocess,
+    make_heritage_judge,
+)
+from jurist.tasks.heritage.optimization import (
+    HeritageAdapter,
+    HeritageClassificationAdapter,
+    HeritageLinkingAdapter,
+    HeritageNerAdapter,
+    HeritageQAAdapter,
+)
+from jurist.tasks.heritage.options import (
+    ClassificationOptions,
+    HeritageOptions,
+    LinkingOptions,
+    NerOptions,
+    QAOptions,
+)
+from jurist.tasks.heritage.run import run_heritage, select_entries
+from jurist.tasks.heritage.scoring import score_heritage
+
+__all__ = [
+    "HeritageClassificationTask",
+    "HeritageLinkingTask",
+    "HeritageNerTask",
+    "HeritageQATask",
+    "HeritageTask",
+]
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What a heritage run judges: its sub-tasks, entity types, knowledge base and split."""
+
+    tasks: tuple[str, ...]
+    labels: tuple[str, ...]
+    kb: Path | None
+    split: str | None
+    stratify: tuple[str, ...]
+    seed: int
+
+
+class HeritageTask(Task):
+    """Heritage custodian evaluation: entities, custodian type, entity links, answers and
+    retrieval over a gold set of texts about heritage institutions, with the framework's
+    target table."""
+
+    name = "heritage"
+    description = (
+        "Judge heritage-institution texts (heritage custodian evaluation): typed entity spans, "
+        "custodian type (GLAMORCUBESFIXPHDNT), links to a knowledge base or NIL, answers to "
+        "questions, BM25 retrieval. Scores every metric of the framework against the gold "
+        "the file carries, with the target table (pass/fail per row)."
+    )
+    inputs = {
+        "text": "the text about a heritage institution",
+        "tasks": "the sub-tasks to run",
+        "mentions": "the gold mentions to link (id, mention, offsets)",
+        "questions": "the gold questions (id, question)",
+    }
+    outputs = {
+        "entities": "typed entity spans anchored in the text (flagged ones set aside)",
+        "classification": "primary and secondary custodian types, rationale",
+        "links": "per mention: ranked knowledge-base candidates, or NIL",
+        "answers": "per question: answer, supporting quotes (ungrounded ones set aside)",
+        "retrieval": "per question: BM25 ranking of the gold texts",
+    }
+    metrics = {
+        "ner_strict_f1": "entity F1, same span and type (also partial and token level)",
+        "type_accuracy": "primary custodian type accuracy (also macro/weighted F1, hierarchy)",
+        "linking_hits@1": "gold id ranked first (also Hits@K, MRR, NIL F1)",
+        "retrieval_ndcg@10": "NDCG@10 of the BM25 ranking (also P/R@K, MRR)",
+        "qa_faithfulness": "lexical grounding of the answers (also ROUGE, factual accuracy)",
+    }
+    Options: ClassVar[type[BaseModel]] = HeritageOptions
+    default_data: ClassVar[str | None] = "sample:heritage"
+
+    # ------------------------------------------------------------------ setup
+
+    def setup(self, options: BaseModel) -> RunSetup:
+        """The run an option set describes (a sub-task's task runs its sub-task alone)."""
+        return RunSetup(
+            tasks=check_tasks(getattr(options, "tasks", ALL_TASKS)),
+            labels=tuple(getattr(options, "labels", ENTITY_LABELS)),
+            kb=getattr(options, "kb", None),
+            split=getattr(options, "split", None),
+            stratify=tuple(getattr(options, "stratify", ("custodian_type",))),
+            seed=getattr(options, "seed", 0),
+        )
+
+    # ------------------------------------------------------------------ reading and judging
+
+    def read(self, path: str | Path, options: BaseModel) -> HeritageGold:
+        return load_heritage_gold(path)
+
+    def items(self, dataset: HeritageGold, options: BaseModel) -> list[Item]:
+        setup = self.setup(options)
+        return heritage_items(select_entries(dataset, setup.split, setup.stratify, setup.seed), setup.tasks)
+
+    def program(self, options: BaseModel) -> dspy.Module:
+        setup = self.setup(options)
+        linker = FuzzyLinker(load_knowledge_base(setup.kb)) if "linking" in setup.tasks else None
+        return HeritageProgram(labels=setup.labels, candidate_source=linker)
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
+        output = llm_postprocess(self.setup(options).labels, None)(prediction, inputs)
+        return output.model_dump(mode="json")
+
+    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
+        """The judge a config names (no BM25 retrieval: :meth:`judge` gives it the gold texts)."""
+        setup = self.setup(options)
+        kb = load_knowledge_base(setup.kb) if "linking" in setup.tasks else None
+        return make_heritage_judge(config, kb=kb, labels=setup.labels, tasks=setup.tasks)
+
+    def judge(
+        self,
+        data: str | Path,
+        out: str | Path,
+        config: JudgeConfig,
+        options: BaseModel,
+        *,
+        retry_failed: bool = False,
+        progress: bool = True,
+    ) -> JudgeRun:
+        setup = self.setup(options)
+        gold = run_heritage(
+            data,
+            out,
+            config,
+            kb=setup.kb,
+            tasks=setup.tasks,
+            labels=setup.labels,
+            split=setup.split,
+            stratify=setup.stratify,
+            seed=setup.seed,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+        scores = self.score(Path(out), options.model_copy(update={"compare": None}), gold=gold, write=True)
+        return JudgeRun(run_dir=Path(out), scores=scores)
+
+    # ------------------------------------------------------------------ scoring
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Score a run (every metric and the target table); with the option ``compare``, also
+        paired significance tests against another run of the same gold (``summary["comparison"]``)."""
+        if isinstance(run, list):
+            if len(run) != 1:
+                raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
+            run = run[0]
+        scores = score_heritage(run, gold, write=write)
+        compare: Path | None = getattr(options, "compare", None)
+        summary = dict(scores.summary)
+        if compare is not None:
+            comparison = compare_heritage(scores, score_heritage(compare, gold))
+            summary["comparison"] = comparison.to_dict(orient="records")
+            scores.extra["comparison"] = comparison
+            scores.extra["compared"] = (str(run), str(compare))
+        scores.summary = json_ready(summary)
+        scores.report = self.report(scores)
+        return scores
+
+    def report(self, scores: Scores) -> str:
+        items = scores.items
+        text = render_report(scores.summary, items[items["status"] == "failed"])
+        if "comparison" in scores.summary:
+            run_a, run_b = scores.extra["compared"]
+            text += "\n" + render_comparison(scores.summary["comparison"], run_a, run_b)
+        return text
+
+    def summary_lines(self, run: JudgeRun) -> list[str]:
+        lines = super().summary_lines(run)[:1]
+        for row in run.summary["targets"]:
+            value = "n/a" if row["value"] is None else f"{row['value']:.3f}"
+            lines.append(f"  {row['task']} {row['metric']}: {value} ({row['status']})")
+        return [*lines, f"report: {run.run_dir / 'report.md'}"]
+
+
+class _SubTask(HeritageTask):
+    """A heritage task that runs one sub-task (one LLM program), calibrated and optimized on its own."""
+
+    subtask: ClassVar[str]
+    adapter: ClassVar[type[HeritageAdapter]]
+
+    def setup(self, options: BaseModel) -> RunSetup:
+        return RunSetup(
+            tasks=(self.subtask,),
+            labels=tuple(getattr(options, "labels", ENTITY_LABELS)),
+            kb=getattr(options, "kb", None),
+            split=getattr(options, "split", None),
+            stratify=tuple(getattr(options, "stratify", ("custodian_type",))),
+            seed=getattr(options, "seed", 0),
+        )
+
+    def calibration_row(
+        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+    ) -> tuple[dict[str, Any], pd.DataFrame]:
+        setup = self.setup(settings.get("options") or self.options())
+        return calibrate_subtask(
+            self.name, gold, spec, out, settings, progress, labels=setup.labels, kb=setup.kb
+        )
+
+    def optimization(self, options: BaseModel) -> HeritageAdapter:
+        return self.adapter()
+
+
+def _subtask_description(program: str, what: str) -> str:
+    return (
+        f"The heritage {what} alone ({program}): `jurist judge heritage --tasks` restricted to it, "
+        "calibrated against the gold of the texts that carry it, optimized as its own program."
+    )
+
+
+class HeritageNerTask(_SubTask):
+    """Heritage entity extraction alone (``HeritageEntityExtractor``)."""
+
+    name = "heritage-ner"
+    subtask = "ner"
+    adapter = HeritageNerAdapter
+    description = _subtask_description("HeritageEntityExtractor", "entity extraction")
+    inputs = {"text": "the text about a heritage institution"}
+    outputs = {"entities": HeritageTask.outputs["entities"]}
+    metrics = {
+        "entity_f1": "strict entity F1 (same span and type); also precision, recall, partial F1",
+    }
+    Options: ClassVar[type[BaseModel]] = NerOptions
+
+    def optimization(self, options: BaseModel) -> HeritageAdapter:
+        return HeritageNerAdapter(self.setup(options).labels)
+
+
+class HeritageClassificationTask(_SubTask):
+    """Heritage custodian type classification alone (``HeritageTypeClassifier``)."""
+
+    name = "heritage-classification"
+    subtask = "classification"
+    adapter = HeritageClassificationAdapter
+    description = _subtask_description("HeritageTypeClassifier", "custodian type classification")
+    inputs = {"text": "the text about a heritage institution"}
+    outputs = {"classification": HeritageTask.outputs["classification"]}
+    metrics = {
+        "type_score": "1 for the gold type, category_credit for a type of its category (optimize)",
+        "accuracy": "primary type accuracy; also kappa, macro F1, category accuracy",
+    }
+    Options: ClassVar[type[BaseModel]] = ClassificationOptions
+
+    def optimization(self, options: BaseModel) -> HeritageAdapter:
+        return HeritageClassificationAdapter(float(getattr(options, "category_credit", 0.5)))
+
+
+class HeritageLinkingTask(_SubTask):
+    """Heritage entity linking alone (``HeritageEntityLinker``)."""
+
+    name = "heritage-linking"
+    subtask = "linking"
+    adapter = HeritageLinkingAdapter
+    description = _subtask_description("HeritageEntityLinker", "entity linking")
+    inputs = {"text": HeritageTask.inputs["text"], "mentions": HeritageTask.inputs["mentions"]}
+    outputs = {"links": HeritageTask.outputs["links"]}
+    metrics = {
+        "reciprocal_rank": "1/rank of the gold id (NIL right: 1); also Hits@1, MRR, NIL F1",
+    }
+    Options: ClassVar[type[BaseModel]] = LinkingOptions
+
+    def optimization(self, options: BaseModel) -> HeritageAdapter:
+        return HeritageLinkingAdapter(self.setup(options).kb)
+
+
+class HeritageQATask(_SubTask):
+    """Heritage question answering alone (``HeritageQuestionAnswerer``)."""
+
+    name = "heritage-qa"
+    subtask = "qa"
+    adapter = HeritageQAAdapter
+    description = _subtask_description("HeritageQuestionAnswerer", "question answering")
+    inputs = {"text": HeritageTask.inputs["text"], "questions": HeritageTask.inputs["questions"]}
+    outputs = {"answers": HeritageTask.outputs["answers"]}
+    metrics = {"rouge_l": "ROUGE-L F against the gold answer; also faithfulness to the text"}
+    Options: ClassVar[type[BaseModel]] = QAOptions

@@ -1,0 +1,162 @@
+"""Pairs judged in both orders, and their agreement with gold preference labels.
+
+- :func:`judge_pairs` runs a judge callable over pairs files' rows in both orders;
+- :func:`judge_pairs_baseline` judges pairs files (LLMBar, ...) with the offline baseline
+  and reports agreement with their gold labels (``jurist score pairwise-gold``);
+- :func:`pairs_agreement` scores pairs judged in both orders against their gold labels,
+  per dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from jurist.datasets.pairwise import load_pairs
+from jurist.metrics.gold_agreement import agreement_by_label
+from jurist.metrics.pairwise import gold_agreement, pair_verdicts
+from jurist.report.pairwise import PairsAgreement
+from jurist.signatures.pairwise import extract_choice
+from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge
+
+__all__ = [
+    "PairsAgreement",
+    "agreement_summary",
+    "judge_pairs",
+    "judge_pairs_baseline",
+    "judged_pairs",
+    "pairs_agreement",
+]
+
+ORDERS = ("12", "21")
+"""The two orders of a pair: response 1 first, then swapped."""
+
+
+def judged_pairs(pairs: pd.DataFrame, texts: Mapping[str, str], num_options: int) -> pd.DataFrame:
+    """``pairs`` with both orders' judgements and choices, from the texts of items ``{id}|{order}``.
+
+    An order with no text is a failed judgement (SubEval's failure message, no choice).
+    """
+    judged = pairs.copy()
+    for order in ORDERS:
+        judged[f"judgement_{order}"] = [
+            texts.get(f"{pair_id}|{order}", FAIL_MESSAGE) for pair_id in pairs["id"]
+        ]
+        judged[f"choice_{order}"] = pd.Series(
+            [extract_choice(text, num_options) for text in judged[f"judgement_{order}"]],
+            dtype=object,
+        )
+    judged["gold"] = judged["label"]
+    return judged
+
+
+def judge_pairs(pairs: pd.DataFrame, judge: PairwiseJudge, *, num_options: int = 2) -> pd.DataFrame:
+    """Judge every pair in both orders.
+
+    Args:
+        pairs: Rows from :func:`~jurist.datasets.pairwise.load_pairs`.
+        judge: A judge callable.
+        num_options: 2, 3 or 4.
+
+    Returns:
+        ``pairs`` plus ``judgement_12``/``judgement_21`` (the judge's text with response 1
+        first / swapped), ``choice_12``/``choice_21`` (the extracted choices) and ``gold``
+        (the label).
+    """
+    out = pairs.copy().reset_index(drop=True)
+    texts: dict[str, list[str]] = {"12": [], "21": []}
+    for row in out.itertuples(index=False):
+        for order, (first, second) in (
+            ("12", (row.response_1, row.response_2)),
+            ("21", (row.response_2, row.response_1)),
+        ):
+            result = judge(
+                question=row.question,
+                response_1=first,
+                response_2=second,
+                reference_answer=row.reference or "",
+                evaluating_guidance="",
+                num_options=num_options,
+            )
+            texts[order].append(result.to_text())
+    for order in ("12", "21"):
+        out[f"judgement_{order}"] = texts[order]
+        out[f"choice_{order}"] = pd.Series(
+            [extract_choice(t, num_options) for t in texts[order]], dtype=object
+        )
+    out["gold"] = out["label"]
+    return out
+
+
+def judge_pairs_baseline(
+    sources: Sequence[str | Path | pd.DataFrame],
+    *,
+    num_options: int = 2,
+    judge: PairwiseJudge | None = None,
+    judge_name: str = "baseline",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> PairsAgreement:
+    """Judge pairs files in both orders (offline baseline by default) and score against gold.
+
+    Each source is one dataset (named as :func:`~jurist.datasets.pairwise.load_pairs`
+    names it). Pairs without a gold label are judged but left out of the agreement.
+
+    Raises:
+        InputError: A source is not a valid pairs file.
+    """
+    if judge is None:
+        from jurist.programs.pairwise_baseline import PairwiseBaseline
+
+        judge = PairwiseBaseline()
+    frames = [judge_pairs(load_pairs(source), judge, num_options=num_options) for source in sources]
+    return pairs_agreement(
+        pd.concat(frames, ignore_index=True),
+        num_options=num_options,
+        judge_name=judge_name,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+
+
+def pairs_agreement(
+    judged_pairs: pd.DataFrame,
+    *,
+    num_options: int = 2,
+    judge_name: str = "judge",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> PairsAgreement:
+    """Agreement with gold of pairs judged in both orders (``choice_12``, ``choice_21``, ``gold``).
+
+    Pairs without a gold label are kept in ``judged`` but left out of the agreement.
+    """
+    judged = pair_verdicts(judged_pairs)
+    labelled = judged[judged["gold"].notna()].reset_index(drop=True)
+    agreement = gold_agreement(labelled, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    tables = []
+    for name, group in labelled.groupby("dataset", sort=False):
+        complete = group[group["complete"]]
+        table = agreement_by_label(list(complete["gold"]), list(complete["verdict"]), confidence=confidence)
+        tables.append(table.assign(dataset=name))
+    columns = ["dataset", "side", "label", "n", "agreed", "rate", "rate_low", "rate_high"]
+    by_label = pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
+    return PairsAgreement(
+        judged=judged, agreement=agreement, by_label=by_label, num_options=num_options, judge=judge_name
+    )
+
+
+def agreement_summary(result: PairsAgreement) -> dict[str, Any]:
+    """The agreement figures as JSON-ready records (``jurist score pairwise-gold --json``)."""
+    return {
+        "judge": result.judge,
+        "num_options": result.num_options,
+        "agreement": result.agreement.to_dict(orient="records"),
+        "by_label": result.by_label.to_dict(orient="records"),
+    }

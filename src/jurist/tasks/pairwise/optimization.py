@@ -1,0 +1,109 @@
+"""The pairwise judge as an optimization target, against gold preference labels.
+
+Every gold pair becomes two examples, one per order (``{id}|12`` with response 1 in
+position 1, ``{id}|21`` swapped, its gold label swapped too), so a compiled judge is
+trained and scored on both positions; the two stay in the same split. The score of one
+example is :func:`jurist.metrics.gold_agreement.accuracy` of the judge's mapped choice
+(A → response 1, B → response 2, C/D → tie) against the gold label: 1 or 0. With 2
+options a tie cannot be chosen, so tie-labelled pairs are left out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dspy
+
+from jurist.datasets.pairwise import load_pairs
+from jurist.datasets.samples import resolve_input
+from jurist.errors import InputError
+from jurist.metrics.gold_agreement import accuracy
+from jurist.optimization import MetricResult, TaskAdapter, content_key
+from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.signatures.pairwise import option_letters
+from jurist.tasks.pairwise.lengths import word_count
+
+_MEANING = {"A": "1", "B": "2", "C": "tie", "D": "tie"}
+_SWAP = {"1": "2", "2": "1", "tie": "tie"}
+_INPUTS = ("question", "response_1", "response_2", "reference_answer", "evaluating_guidance")
+
+
+class PairwiseAdapter(TaskAdapter):
+    """Optimizes :class:`~jurist.programs.pairwise.PairwiseJudgeProgram` against preference labels.
+
+    Args:
+        num_options: 2, 3 or 4 options (the program's signature).
+    """
+
+    task = "pairwise"
+    metric_name = "order_accuracy"
+    pass_threshold = 1.0
+
+    def __init__(self, num_options: int = 2) -> None:
+        option_letters(num_options)
+        self.num_options = num_options
+
+    def options(self) -> dict[str, Any]:
+        return {"num_options": self.num_options}
+
+    def make_program(self) -> dspy.Module:
+        return PairwiseJudgeProgram(self.num_options)
+
+    def load_examples(self, path: str | Path) -> list[dspy.Example]:
+        file = resolve_input(path)
+        pairs = load_pairs(file)
+        examples = []
+        for row in pairs.itertuples(index=False):
+            if row.label is None or (row.label == "tie" and self.num_options == 2):
+                continue
+            key = content_key(row.question, sorted([row.response_1, row.response_2]), row.reference)
+            for order, first, second, gold in (
+                ("12", row.response_1, row.response_2, row.label),
+                ("21", row.response_2, row.response_1, _SWAP[row.label]),
+            ):
+                example = dspy.Example(
+                    question=row.question,
+                    response_1=first,
+                    response_2=second,
+                    reference_answer=str(row.reference or ""),
+                    evaluating_guidance="",
+                    gold_label=gold,
+                    example_id=f"{row.id}|{order}",
+                    example_key=key,
+                    example_group=key,
+                )
+                examples.append(example.with_inputs(*_INPUTS))
+        if not examples:
+            usable = "'1' or '2'" if self.num_options == 2 else "'1', '2' or 'tie'"
+            raise InputError(f"no pair carries a gold label ({usable})", path=file, field="label")
+        return examples
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+        return choice_from_prediction(prediction, self.num_options).model_dump(mode="json")
+
+    def score(self, example: dspy.Example, output: dict[str, Any]) -> MetricResult:
+        gold = str(example.gold_label)
+        choice = str(output.get("choice"))
+        predicted = _MEANING.get(choice)
+        correct = accuracy([gold], [predicted])
+        return MetricResult(correct, self._feedback(example, gold, choice, predicted), {"correct": correct})
+
+    def _feedback(self, example: dspy.Example, gold: str, choice: str, predicted: str | None) -> str:
+        better = (
+            f"Response {gold} is better" if gold != "tie" else "the two responses are equally good (a tie)"
+        )
+        if predicted == gold:
+            return f"Correct: {better}, and the judge chose {choice}."
+        first, second = word_count(example.response_1), word_count(example.response_2)
+        lines = [f"Wrong: according to the gold label {better}, but the judge chose {choice}."]
+        if predicted in ("1", "2") and first != second:
+            longer = "1" if first > second else "2"
+            kind = "longer" if predicted == longer else "shorter"
+            lines.append(
+                f"Response 1 has {first} words and Response 2 has {second}; the judge preferred the "
+                f"{kind} one. Length is not quality: check which response follows the instruction."
+            )
+        if predicted == "1":
+            lines.append("The judge chose the response shown first; the order must not matter.")
+        return " ".join(lines)

@@ -1,0 +1,331 @@
+"""``jurist judge pairwise``: judge comparisons in both orders through the batch runner.
+
+Two inputs are understood:
+
+- a **SubEval table** (``questions``/``question``, ``index``, ``evaluating_guidance``,
+  ``task``, ``reference_answer``, ``answer-{model}`` columns): every model is compared with
+  a reference model, or all pairs; the run writes SubEval's record table, log and win
+  tables (see :mod:`jurist.report.pairwise`);
+- a **pairs file** (``id``, ``question``, ``response_1``, ``response_2``, optional
+  ``reference`` and gold ``label``; LLMBar's files too): every pair is judged in both
+  orders; with gold labels the run writes the judge's agreement with them.
+
+Each ordered comparison is one runner item, so judging is concurrent, cached, resumable,
+and a comparison whose choice cannot be extracted after the retries is recorded as failed
+(SubEval's "Failed to obtain answer via API.") instead of stopping the batch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from jurist.datasets.io import iter_records, sha256_file
+from jurist.datasets.pairwise import (
+    ANSWER_PREFIX,
+    build_comparisons,
+    load_pairs,
+    load_subeval_table,
+    subeval_models,
+)
+from jurist.datasets.samples import resolve_input
+from jurist.errors import InputError
+from jurist.judges.config import JudgeConfig, load_config
+from jurist.judges.judge import BaselineJudge, Judge, LLMJudge, effective_config
+from jurist.optimization import load_judge_program
+from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.programs.pairwise_baseline import PairwiseBaseline
+from jurist.report.pairwise import (
+    PairsAgreement,
+    PairwiseScores,
+    pairs_agreement_markdown,
+    pairwise_markdown,
+    pairwise_run_name,
+    write_pairs_agreement,
+    write_pairwise_scores,
+    write_record_table,
+)
+from jurist.runner import MANIFEST, Item, iter_run_results, run_items
+from jurist.signatures.pairwise import PairwiseChoice
+from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
+from jurist.tasks.pairwise.scoring import EXACT_MATCH, FAIL_MESSAGE, score_pairwise_records
+
+TASK = "pairwise"
+
+
+def baseline_judge(num_options: int) -> Judge:
+    """The offline :class:`~jurist.programs.pairwise_baseline.PairwiseBaseline` as a runner judge."""
+    baseline = PairwiseBaseline()
+
+    def judge(**inputs: Any) -> PairwiseChoice:
+        return baseline(**inputs, num_options=num_options)
+
+    return BaselineJudge(judge, name="baseline", version=f"1-{num_options}opt")
+
+
+def make_pairwise_judge(config: JudgeConfig, num_options: int) -> Judge:
+    """The offline baseline or the LLM program a config names, for ``num_options`` options."""
+    program = PairwiseJudgeProgram(num_options)
+    if config.program is not None:
+        if not config.program.is_file():
+            raise InputError("compiled program not found", path=config.program, field="program")
+        program, config = load_judge_program(
+            config, task=TASK, program=program, options={"num_options": num_options}
+        )
+    elif config.is_baseline:
+        return baseline_judge(num_options)
+    return LLMJudge(
+        program, config, lambda prediction, _inputs: choice_from_prediction(prediction, num_options)
+    )
+
+
+def is_subeval(path: Path) -> bool:
+    """Whether a file is a SubEval table (it has ``answer-{model}`` columns), not a pairs file."""
+    for _line, record in iter_records(path):
+        return any(str(column).startswith(ANSWER_PREFIX) for column in record)
+    return False
+
+
+@dataclass
+class PairwiseData:
+    """A SubEval table's comparisons or a pairs file, as the runner items to judge.
+
+    Attributes:
+        path: The file.
+        kind: ``"subeval"`` or ``"pairs"``.
+        frame: The comparisons (:func:`~jurist.datasets.pairwise.build_comparisons`) or
+            the pairs (:func:`~jurist.datasets.pairwise.load_pairs`).
+        models: The compared models (``["pairs"]`` for a pairs file), for the run's name.
+        items: One item per ordered comparison that is judged (exact matches are not).
+        rows: For each item, the row of the input it comes from (SubEval ``index`` or pair id).
+    """
+
+    path: Path
+    kind: Literal["subeval", "pairs"]
+    frame: pd.DataFrame
+    models: list[str]
+    items: list[Item] = field(default_factory=list)
+    rows: list[str] = field(default_factory=list)
+
+    def describe(self) -> dict[str, Any]:
+        """The dataset as the run's manifest records it."""
+        return {"path": str(self.path), "sha256": sha256_file(self.path), "items": len(self.items)}
+
+
+def read_pairwise(
+    path: Path,
+    *,
+    reference_model: str | None = None,
+    models: Sequence[str] | None = None,
+    fill_contents: Sequence[str] = (),
+) -> PairwiseData:
+    """Read a SubEval table (compared as the options say) or a pairs file (both orders)."""
+    if is_subeval(path):
+        table = load_subeval_table(path, fill_contents=fill_contents, base_dir=path.parent)
+        comparisons = build_comparisons(table, models=models, reference_model=reference_model)
+        chosen = list(models) if models is not None else subeval_models(table)
+        data = PairwiseData(path, "subeval", comparisons, chosen)
+        for row in comparisons.itertuples(index=False):
+            if row.exact_match:
+                continue
+            inputs = {
+                "question": row.question,
+                "response_1": row.answer1,
+                "response_2": row.answer2,
+                "reference_answer": str(row.reference_answer or ""),
+                "evaluating_guidance": str(row.evaluating_guidance or ""),
+            }
+            data.items.append(Item(id=row.cmp_index, inputs=inputs))
+            data.rows.append(str(row.index))
+        return data
+    pairs = load_pairs(path)
+    data = PairwiseData(path, "pairs", pairs, ["pairs"])
+    for row in pairs.itertuples(index=False):
+        common = {
+            "question": row.question,
+            "reference_answer": str(row.reference or ""),
+            "evaluating_guidance": "",
+        }
+        for order, first, second in zip(
+            ORDERS, (row.response_1, row.response_2), (row.response_2, row.response_1), strict=True
+        ):
+            data.items.append(
+                Item(id=f"{row.id}|{order}", inputs={**common, "response_1": first, "response_2": second})
+            )
+            data.rows.append(str(row.id))
+    return data
+
+
+def judgement_texts(run_dir: Path) -> dict[str, str]:
+    """Each judged comparison's text as SubEval records it: ``Choice: X\\nReason: ...`` or the failure."""
+    return {
+        result.id: PairwiseChoice.model_validate(result.output).to_text()
+        if result.status == "ok" and result.output is not None
+        else FAIL_MESSAGE
+        for result in iter_run_results(run_dir)
+    }
+
+
+@dataclass
+class PairwiseRun:
+    """A finished ``judge_pairwise`` call.
+
+    Attributes:
+        run_dir: Where the run wrote (named after data, judge, models, reference, options).
+        records: The record table (SubEval's columns plus the judge's column) or, for a
+            pairs file, one row per pair with both orders' judgements and choices.
+        scores: Extraction, consistency, win rates, length statistics (SubEval input).
+        agreement: Agreement with gold labels (pairs files that carry them).
+    """
+
+    run_dir: Path
+    records: pd.DataFrame
+    scores: PairwiseScores | None = None
+    agreement: PairsAgreement | None = None
+
+
+def judge_pairwise(
+    input_path: str | Path,
+    out_dir: str | Path,
+    config: JudgeConfig | str | Path | None = None,
+    *,
+    num_options: int = 2,
+    reference_model: str | None = None,
+    models: Sequence[str] | None = None,
+    fill_contents: Sequence[str] = (),
+    retry_failed: bool = False,
+    progress: bool = True,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> PairwiseRun:
+    """Judge every comparison of a SubEval table or pairs file in both orders.
+
+    Args:
+        input_path: A SubEval table or a pairs file (XLSX, CSV, TSV, JSON, JSONL, Parquet).
+        out_dir: The parent directory; the run goes into a subdirectory named by
+            :func:`~jurist.report.pairwise.pairwise_run_name`, resumed if it exists.
+        config: A ``JudgeConfig``, a YAML path, or ``None`` for the offline baseline.
+        num_options: 2, 3 or 4 options (SubEval's wording).
+        reference_model: SubEval tables: compare every model with this one (default: all pairs).
+        models: SubEval tables: the models to compare (default: all).
+        fill_contents: SubEval tables: columns whose cells name files to read the text from.
+        retry_failed: Judge comparisons that failed before again.
+        progress: Show a progress bar.
+        n_resamples: Bootstrap resamples of the confidence intervals.
+        seed: Seed of the bootstrap.
+    """
+    judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
+    path = resolve_input(input_path)
+    judge = make_pairwise_judge(judge_config, num_options)
+    data = read_pairwise(path, reference_model=reference_model, models=models, fill_contents=fill_contents)
+    reference = reference_model if data.kind == "subeval" else None
+    run_dir = Path(out_dir) / pairwise_run_name(path, judge.name, data.models, reference, num_options)
+    effective = effective_config(judge, judge_config)
+    run_items(
+        data.items,
+        judge,
+        run_dir,
+        task=TASK,
+        dataset=data.describe(),
+        config=effective.model_dump(mode="json"),
+        total=len(data.items),
+        concurrency=effective.concurrency,
+        retry_failed=retry_failed,
+        progress=progress,
+    )
+    texts = judgement_texts(run_dir)
+    if data.kind == "subeval":
+        comparisons = data.frame
+        records = comparisons.drop(columns=["index", "order", "exact_match"]).copy()
+        records[judge.name] = [
+            EXACT_MATCH if exact else texts.get(cmp_index, FAIL_MESSAGE)
+            for cmp_index, exact in zip(comparisons["cmp_index"], comparisons["exact_match"], strict=True)
+        ]
+        write_record_table(records, run_dir, judge=judge.name, num_options=num_options)
+        scores = score_pairwise_records(
+            records,
+            reference_model=reference_model,
+            judge_column=judge.name,
+            judge_name=judge.name,
+            num_options=num_options,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        write_pairwise_scores(scores, run_dir)
+        return PairwiseRun(run_dir=run_dir, records=records, scores=scores)
+    judged = judged_pairs(data.frame, texts, num_options)
+    agreement = pairs_agreement(
+        judged, num_options=num_options, judge_name=judge.name, n_resamples=n_resamples, seed=seed
+    )
+    write_pairs_agreement(agreement, run_dir)
+    return PairwiseRun(run_dir=run_dir, records=agreement.judged, agreement=agreement)
+
+
+_OPTIONS_IN_NAME = re.compile(r"__(?P<n>[234])opt$")
+
+
+def find_run_dir(path: Path) -> Path:
+    """The run directory at ``path``, or the one run directory inside it (``judge``'s ``--out``).
+
+    Raises:
+        InputError: ``path`` holds no run of ``judge pairwise``, or several.
+    """
+    if (path / MANIFEST).is_file():
+        return path
+    runs = sorted(child for child in path.iterdir() if (child / MANIFEST).is_file())
+    if len(runs) == 1:
+        return runs[0]
+    found = "no run directory" if not runs else f"{len(runs)} run directories; name one"
+    raise InputError(f"not a run directory of judge pairwise ({found})", path=path)
+
+
+def rescore_run(
+    path: Path,
+    *,
+    data: str | Path | None = None,
+    num_options: int | None = None,
+    reference_model: str | None = None,
+    judge_column: str | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> PairwiseRun:
+    """Score a run directory written by :func:`judge_pairwise` again, without calling a model.
+
+    A SubEval run is scored from the record table it wrote; a pairs run from its recorded
+    judgements and its pairs file (``data``, else the file the run's manifest names).
+    """
+    run_dir = find_run_dir(path)
+    tables = sorted(run_dir.glob("record_*.tsv"))
+    if tables:
+        scores = score_pairwise_records(
+            tables[0],
+            reference_model=reference_model,
+            judge_column=judge_column,
+            num_options=num_options,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        return PairwiseRun(run_dir=run_dir, records=scores.records, scores=scores)
+    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    named = _OPTIONS_IN_NAME.search(run_dir.name)
+    options = num_options or (int(named.group("n")) if named else 2)
+    pairs = load_pairs(resolve_input(data if data is not None else manifest["dataset"]["path"]))
+    judged = judged_pairs(pairs, judgement_texts(run_dir), options)
+    agreement = pairs_agreement(
+        judged, num_options=options, judge_name=str(manifest["judge"]), n_resamples=n_resamples, seed=seed
+    )
+    return PairwiseRun(run_dir=run_dir, records=agreement.judged, agreement=agreement)
+
+
+def summary_markdown(run: PairwiseRun) -> str:
+    """The Markdown summary of a pairwise run (SubEval numbers, or gold agreement)."""
+    if run.scores is not None:
+        return pairwise_markdown(run.scores)
+    assert run.agreement is not None
+    return pairs_agreement_markdown(run.agreement)

@@ -1,0 +1,387 @@
+"""The pairwise (SubEval) tasks: ``pairwise`` (judge comparisons in both orders, score SubEval
+records) and ``pairwise-gold`` (the offline baseline's agreement with gold preference labels)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dspy
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from jurist.datasets.samples import resolve_input
+from jurist.errors import ConfigError
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import Judge
+from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.report.pairwise import (
+    PairsAgreement,
+    PairwiseScores,
+    pairs_agreement_markdown,
+    pairwise_markdown,
+    write_pairs_agreement,
+    write_pairwise_scores,
+)
+from jurist.runner import Item
+from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready
+from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks.pairwise import calibration
+from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
+from jurist.tasks.pairwise.optimization import PairwiseAdapter
+from jurist.tasks.pairwise.run import (
+    PairwiseData,
+    PairwiseRun,
+    baseline_judge,
+    judge_pairwise,
+    make_pairwise_judge,
+    read_pairwise,
+    rescore_run,
+    summary_markdown,
+)
+from jurist.tasks.pairwise.scoring import score_pairwise_records, scores_summary
+
+_NUM_OPTIONS = "2, 3 or 4 options (SubEval's wording)"
+_RESAMPLES = "Bootstrap resamples for the 95% intervals."
+_SEED = "Seed of the bootstrap."
+
+
+class PairwiseOptions(BaseModel):
+    """Options of ``pairwise``, named after the flags of the former ``jurist judge/score pairwise``.
+
+    Only ``num_options`` is a setting of calibration; the others are excluded from
+    ``model_dump()`` so they never stand in for calibration's own settings (e.g. its seed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    num_options: int | None = Field(
+        None,
+        ge=2,
+        le=4,
+        description=f"{_NUM_OPTIONS}; default 2, except when scoring a record file: from its name, else 4.",
+    )
+    reference_model: str | None = Field(
+        None,
+        exclude=True,
+        description="SubEval tables: compare every model with this one (default: all pairs); "
+        "when scoring: the reference model (default: inferred from the records).",
+    )
+    compare: list[str] | None = Field(
+        None, exclude=True, description="SubEval tables: a model to compare (repeatable; default: all)."
+    )
+    fill_contents: list[str] | None = Field(
+        None,
+        exclude=True,
+        description="SubEval tables: a column whose cells name files to read (repeatable).",
+    )
+    judge_column: str | None = Field(
+        None,
+        exclude=True,
+        description="Scoring: the column with the judge's answers (default: the one non-SubEval column).",
+    )
+    resamples: int = Field(1000, ge=0, exclude=True, description=_RESAMPLES)
+    seed: int = Field(0, exclude=True, description=_SEED)
+    out: Path | None = Field(
+        None, exclude=True, description="Scoring: write the log, tables and summary into this directory."
+    )
+
+
+class PairwiseGoldOptions(BaseModel):
+    """Options of ``pairwise-gold`` (the flags of the former ``jurist score pairwise-gold``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    num_options: int = Field(2, ge=2, le=4, description="Options the baseline chooses from.")
+    resamples: int = Field(1000, ge=0, description=_RESAMPLES)
+    seed: int = Field(0, description=_SEED)
+    out: Path | None = Field(None, description="Write the agreement tables into this directory.")
+
+
+def _num_options(options: BaseModel) -> int:
+    return getattr(options, "num_options", None) or 2
+
+
+def _agreement_scores(result: PairsAgreement, extra: dict[str, Any]) -> Scores:
+    return Scores(
+        items=result.judged,
+        summary=json_ready(agreement_summary(result)),
+        report=pairs_agreement_markdown(result),
+        extra={**extra, "agreement": result},
+    )
+
+
+def _run_scores(run: PairwiseRun) -> Scores:
+    if run.agreement is not None:
+        return _agreement_scores(run.agreement, {"run": run})
+    assert run.scores is not None
+    return _record_scores(run.scores, {"run": run})
+
+
+def _record_scores(scores: PairwiseScores, extra: dict[str, Any]) -> Scores:
+    return Scores(
+        items=scores.records,
+        summary=json_ready(scores_summary(scores)),
+        report=pairwise_markdown(scores),
+        extra={**extra, "scores": scores},
+    )
+
+
+def _one(task: Task, run: str | Path | list[Path]) -> Path:
+    if isinstance(run, list):
+        if len(run) != 1:
+            raise ConfigError(f"task {task.name!r} scores one record file or run at a time", field="run")
+        run = run[0]
+    return Path(run)
+
+
+class PairwiseTask(Task):
+    """SubEval (DevBench): which of two responses is better, asked in both orders.
+
+    ``judge`` takes a SubEval table (every model against a reference model, or all pairs)
+    or a pairs file (LLMBar, ...), and writes into a run directory under ``--out`` named
+    after the data, judge, models, reference model and options. ``score`` takes a run
+    directory written by ``judge`` or a judged SubEval record file (``record_{judge}_{n}.tsv``).
+    """
+
+    name = "pairwise"
+    description = (
+        "Choose the better of two responses (SubEval/DevBench), asked twice with the order "
+        "swapped. Scores: extraction rate, consistency, win rates against a reference model "
+        "(consistent-only; ties counted) with bootstrap intervals, length statistics and length "
+        "bias; on pairs files with gold labels, agreement (accuracy, kappa)."
+    )
+    inputs = {
+        "question": "the instruction or question",
+        "response_1": "the response shown first",
+        "response_2": "the response shown second",
+        "reference_answer": "a reference answer (optional)",
+        "evaluating_guidance": "what to judge by (optional)",
+    }
+    outputs = {
+        "choice": "A (response 1), B (response 2), C/D (ties, with 3 or 4 options)",
+        "reason": "the judge's reasoning",
+    }
+    metrics = {
+        "extraction_rate": "judged comparisons whose choice could be extracted",
+        "consistency_rate": "comparisons with the same verdict in both orders",
+        "win_rates": "wins over consistent judgements against each opponent (old version)",
+        "win_rates_with_ties": "wins with inconsistent judgements as ties (new version)",
+        "length_bias": "share of decisive judgements that chose the longer response",
+        "accuracy": "pairs files: the two-order verdict equals the gold label",
+    }
+    Options = PairwiseOptions
+
+    # ------------------------------------------------------------------ reading and judging
+
+    def read(self, path: str | Path, options: BaseModel) -> PairwiseData:
+        assert isinstance(options, PairwiseOptions)
+        return read_pairwise(
+            resolve_input(path),
+            reference_model=options.reference_model,
+            models=options.compare,
+            fill_contents=options.fill_contents or (),
+        )
+
+    def items(self, dataset: PairwiseData, options: BaseModel) -> list[Item]:
+        return dataset.items
+
+    def row_items(self, dataset: PairwiseData, options: BaseModel, row: int) -> list[Item]:
+        """Every ordered comparison of the ``row``-th question (SubEval) or pair (pairs file)."""
+        keys = list(dict.fromkeys(dataset.rows))
+        if not 0 <= row < len(keys):
+            raise ConfigError(f"the data has no row {row} (rows count from 0)", field="row")
+        return [item for item, key in zip(dataset.items, dataset.rows, strict=True) if key == keys[row]]
+
+    def program(self, options: BaseModel) -> dspy.Module:
+        return PairwiseJudgeProgram(_num_options(options))
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
+        return choice_from_prediction(prediction, _num_options(options)).model_dump(mode="json")
+
+    def baseline(self, options: BaseModel) -> Judge:
+        return baseline_judge(_num_options(options))
+
+    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
+        return make_pairwise_judge(config, _num_options(options))
+
+    def judge(
+        self,
+        data: str | Path,
+        out: str | Path,
+        config: JudgeConfig,
+        options: BaseModel,
+        *,
+        retry_failed: bool = False,
+        progress: bool = True,
+    ) -> JudgeRun:
+        """Judge every comparison in both orders into a run directory under ``out``."""
+        assert isinstance(options, PairwiseOptions)
+        run = judge_pairwise(
+            data,
+            out,
+            config,
+            num_options=_num_options(options),
+            reference_model=options.reference_model,
+            models=options.compare,
+            fill_contents=options.fill_contents or (),
+            retry_failed=retry_failed,
+            progress=progress,
+            n_resamples=options.resamples,
+            seed=options.seed,
+        )
+        return JudgeRun(run_dir=run.run_dir, scores=_run_scores(run))
+
+    def summary_lines(self, run: JudgeRun) -> list[str]:
+        pairwise_run: PairwiseRun = run.scores.extra["run"]
+        return [summary_markdown(pairwise_run), f"run directory: {run.run_dir}"]
+
+    # ------------------------------------------------------------------ scoring
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Score a run directory of ``judge`` or a judged SubEval record file; no model is called.
+
+        With the option ``out``, writes SubEval's log and tables (record files and SubEval
+        runs) or the agreement tables (pairs runs) there; with ``write``, into the run directory.
+        """
+        assert isinstance(options, PairwiseOptions)
+        path = _one(self, run)
+        targets = [options.out] if options.out is not None else []
+        if path.is_dir():
+            rescored = rescore_run(
+                path,
+                data=gold,
+                num_options=options.num_options,
+                reference_model=options.reference_model,
+                judge_column=options.judge_column,
+                n_resamples=options.resamples,
+                seed=options.seed,
+            )
+            scores = _run_scores(rescored)
+            targets += [rescored.run_dir] if write else []
+        else:
+            records = score_pairwise_records(
+                path,
+                reference_model=options.reference_model,
+                judge_column=options.judge_column,
+                num_options=options.num_options,
+                n_resamples=options.resamples,
+                seed=options.seed,
+            )
+            scores = _record_scores(records, {})
+        for target in targets:
+            if "scores" in scores.extra:
+                write_pairwise_scores(scores.extra["scores"], target)
+            else:
+                write_pairs_agreement(scores.extra["agreement"], target)
+        return scores
+
+    def report(self, scores: Scores) -> str:
+        if "scores" in scores.extra:
+            return pairwise_markdown(scores.extra["scores"])
+        return pairs_agreement_markdown(scores.extra["agreement"])
+
+    # ------------------------------------------------------------------ calibration, optimization
+
+    def calibration_row(
+        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+    ) -> tuple[dict[str, Any], pd.DataFrame]:
+        return calibration.calibration_row(gold, spec, out, settings, progress)
+
+    def optimization(self, options: BaseModel) -> PairwiseAdapter:
+        return PairwiseAdapter(_num_options(options))
+
+
+class PairwiseGoldTask(Task):
+    """The offline pairwise baseline on pairs files with gold labels, in both orders, per dataset.
+
+    ``score`` takes one or more pairs files (LLMBar ``dataset.json``, JSONL, CSV, ...): each
+    is one dataset; it judges them with the baseline and reports agreement with their labels.
+    """
+
+    name = "pairwise-gold"
+    description = (
+        "Judge pairs files with the offline pairwise baseline in both orders and report its "
+        "agreement with their gold preference labels, per dataset (accuracy, order accuracy, "
+        "Cohen's kappa with intervals, consistency, agreement by label)."
+    )
+    inputs = {
+        "question": "the instruction or question",
+        "response_1": "the first response",
+        "response_2": "the second response",
+        "label": "gold preference: 1, 2 or tie",
+    }
+    outputs = {
+        "choice_12": "the choice with response 1 first",
+        "choice_21": "the choice with the order swapped",
+    }
+    metrics = {
+        "accuracy": "the two-order verdict (inconsistent = tie) equals gold",
+        "order_accuracy": "each order's choice equals gold",
+        "kappa": "Cohen's kappa of verdict and gold",
+        "consistency_rate": "pairs with the same verdict in both orders",
+    }
+    Options = PairwiseGoldOptions
+
+    def baseline(self, options: BaseModel) -> Judge:
+        return baseline_judge(_num_options(options))
+
+    def _agreement(self, files: list[Path], options: BaseModel) -> Scores:
+        assert isinstance(options, PairwiseGoldOptions)
+        result = judge_pairs_baseline(
+            [resolve_input(file) for file in files],
+            num_options=options.num_options,
+            n_resamples=options.resamples,
+            seed=options.seed,
+        )
+        if options.out is not None:
+            write_pairs_agreement(result, options.out)
+        return _agreement_scores(result, {})
+
+    def judge(
+        self,
+        data: str | Path,
+        out: str | Path,
+        config: JudgeConfig,
+        options: BaseModel,
+        *,
+        retry_failed: bool = False,
+        progress: bool = True,
+    ) -> JudgeRun:
+        """Judge one pairs file with the baseline; write the agreement tables into ``out``."""
+        if not config.is_baseline or config.program is not None:
+            raise ConfigError(
+                "task 'pairwise-gold' judges with the offline baseline only; "
+                "use `jurist judge pairwise` for an LLM judge",
+                field="task",
+            )
+        scores = self._agreement([Path(data)], options)
+        write_pairs_agreement(scores.extra["agreement"], out)
+        return JudgeRun(run_dir=Path(out), scores=scores)
+
+    def summary_lines(self, run: JudgeRun) -> list[str]:
+        return [run.scores.report, f"written to {run.run_dir}"]
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Judge the pairs files with the baseline and score them against their gold labels."""
+        return self._agreement([Path(p) for p in run] if isinstance(run, list) else [Path(run)], options)
+
+    def report(self, scores: Scores) -> str:
+        return pairs_agreement_markdown(scores.extra["agreement"])
+
+
+TASK = PairwiseTask()

@@ -1,0 +1,89 @@
+"""The RGB tasks (RGB, arXiv 2309.01431).
+
+- ``rgb`` (:class:`RGBTask`): the RAG robustness of a model under test. ``judge`` runs RGB's
+  suite (:func:`run_rgb_suite`; one set at one setting: :func:`run_rgb`) on a directory of
+  RGB files; ``score`` scores RGB's prediction files (:func:`score_rgb_predictions`).
+- ``rgb-rejection`` (Rej*) and ``rgb-error-detection`` (ED*): the two LLM judges of the
+  suite on their own, judged, scored, calibrated and optimized against gold yes/no labels.
+"""
+
+from jurist.tasks.rgb.calibration import (
+    calibrate_rgb_error_detection,
+    calibrate_rgb_judge,
+    calibrate_rgb_rejection,
+)
+from jurist.tasks.rgb.judges import (
+    INTEGRATION_NOISE_RATES,
+    NOISE_RATES,
+    PASSAGE_NUM,
+    RGB_JUDGE_CLASSES,
+    RGB_JUDGE_LABELS,
+    RGB_JUDGE_TASKS,
+    SETS,
+    JudgeKind,
+    SetName,
+    make_rgb_judge,
+    make_rgb_responder,
+    rgb_judge_configs,
+)
+from jurist.tasks.rgb.optimization import RGBErrorDetectionAdapter, RGBJudgmentAdapter, RGBRejectionAdapter
+from jurist.tasks.rgb.options import RGBOptions, run_suite
+from jurist.tasks.rgb.plan import SAMPLE, RGBFile, RGBPlan, find_rgb_files, plan_rgb_suite
+from jurist.tasks.rgb.predictions import score_rgb_predictions
+from jurist.tasks.rgb.run import RGBRun, RGBSetting, prediction_file_name, run_rgb
+from jurist.tasks.rgb.suite import RGBSuiteRun, run_rgb_suite
+from jurist.tasks.rgb.task import (
+    RGBErrorDetectionTask,
+    RGBJudgmentTask,
+    RGBRejectionTask,
+    RGBTask,
+    suite_scores,
+)
+
+TASKS = {
+    "rgb": RGBTask,
+    "rgb-rejection": RGBRejectionTask,
+    "rgb-error-detection": RGBErrorDetectionTask,
+}
+"""The tasks this package registers (name -> class)."""
+
+__all__ = [
+    "INTEGRATION_NOISE_RATES",
+    "NOISE_RATES",
+    "PASSAGE_NUM",
+    "RGB_JUDGE_CLASSES",
+    "RGB_JUDGE_LABELS",
+    "RGB_JUDGE_TASKS",
+    "SAMPLE",
+    "SETS",
+    "TASKS",
+    "JudgeKind",
+    "RGBErrorDetectionAdapter",
+    "RGBErrorDetectionTask",
+    "RGBFile",
+    "RGBJudgmentAdapter",
+    "RGBJudgmentTask",
+    "RGBOptions",
+    "RGBPlan",
+    "RGBRejectionAdapter",
+    "RGBRejectionTask",
+    "RGBRun",
+    "RGBSetting",
+    "RGBSuiteRun",
+    "RGBTask",
+    "SetName",
+    "calibrate_rgb_error_detection",
+    "calibrate_rgb_judge",
+    "calibrate_rgb_rejection",
+    "find_rgb_files",
+    "make_rgb_judge",
+    "make_rgb_responder",
+    "plan_rgb_suite",
+    "prediction_file_name",
+    "rgb_judge_configs",
+    "run_rgb",
+    "run_rgb_suite",
+    "run_suite",
+    "score_rgb_predictions",
+    "suite_scores",
+]

@@ -1,0 +1,165 @@
+"""Calibration of RGB's two judges against gold yes/no labels: the ``calibration_row`` of the
+tasks ``rgb-rejection`` (Rej*) and ``rgb-error-detection`` (ED*).
+
+Gold: a file of answers with a ``rejects`` and/or ``detects_error`` boolean
+(:func:`jurist.datasets.rgb.load_rgb_judgments`; ``sample:rgb-judgments`` is bundled); each
+task uses the rows that carry its label. Each judge (the tiered keyword judge for the
+baseline config, or the DSPy judge, compiled when the config names a ``program``) judges
+every labelled answer through the batch runner, into
+``OUT/runs/{judge}-{fingerprint}/{dataset}.{task}``, so a rerun reads its judgments back.
+
+Classes: ``rejects`` / ``answers`` (Rej*), ``detects_error`` / ``no_error_reported`` (ED*).
+Leaderboard row: accuracy and Cohen's kappa with percentile-bootstrap intervals, per-class
+precision and recall (Wilson intervals in ``by_label``; percentile-bootstrap intervals in
+the ``precision_{class}_low``/``_high`` and ``recall_{class}_low``/``_high`` columns), the
+failed-judgment rate, and tokens, cost and latency per judgment. A yes/no verdict is no
+score, so AUROC is n/a. With ``C`` the confusion matrix (gold × judge) of the answered
+items: ``recall_c = C[c, c] / Σ_p C[c, p]``, ``precision_c = C[c, c] / Σ_g C[g, c]``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from jurist.datasets.io import sha256_file
+from jurist.datasets.rgb import load_rgb_judgments
+from jurist.datasets.samples import resolve_input
+from jurist.errors import InputError
+from jurist.metrics.gold_agreement import agreement_by_label
+from jurist.runner import Item, call_blocking, run_items
+from jurist.tasks.calibration_rows import (
+    NAN,
+    JudgeSpec,
+    bootstrap,
+    confusion_cells,
+    dataset_name,
+    judge_run_dir,
+    label_agreement,
+    per_class_columns,
+    ratio,
+    run_results,
+    usage_columns,
+)
+from jurist.tasks.rgb.judges import (
+    RGB_JUDGE_CLASSES,
+    RGB_JUDGE_LABELS,
+    RGB_JUDGE_TASKS,
+    JudgeKind,
+    judge_inputs,
+    make_rgb_judge,
+)
+
+__all__ = ["calibrate_rgb_error_detection", "calibrate_rgb_rejection", "calibrate_rgb_judge"]
+
+
+def _class_intervals(
+    gold: list[str], predicted: list[str], classes: tuple[str, str], settings: dict[str, Any]
+) -> dict[str, float]:
+    """Percentile-bootstrap intervals of each class's precision and recall (items resampled)."""
+    k = len(classes)
+    index = {label: i for i, label in enumerate(classes)}
+    cells = confusion_cells(gold, predicted, classes)
+    out: dict[str, float] = {}
+    for label, i in index.items():
+
+        def recall(c: np.ndarray, i: int = i) -> np.ndarray:
+            matrix = c.reshape(-1, k, k)
+            return ratio(matrix[:, i, i], matrix[:, i, :].sum(axis=1))
+
+        def precision(c: np.ndarray, i: int = i) -> np.ndarray:
+            matrix = c.reshape(-1, k, k)
+            return ratio(matrix[:, i, i], matrix[:, :, i].sum(axis=1))
+
+        for name, statistic in (("recall", recall), ("precision", precision)):
+            _, low, high = bootstrap(cells, statistic, settings)
+            out[f"{name}_{label}_low"], out[f"{name}_{label}_high"] = low, high
+    return out
+
+
+def calibrate_rgb_judge(
+    kind: JudgeKind,
+    gold_path: str | Path,
+    spec: JudgeSpec,
+    out: Path,
+    settings: dict[str, Any],
+    progress: bool,
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One leaderboard row of the Rej* (``rejection``) or ED* (``error_detection``) judge of
+    ``spec`` against the gold labels of ``gold_path``, and its per-label table (see the module)."""
+    task, label = RGB_JUDGE_TASKS[kind], RGB_JUDGE_LABELS[kind]
+    file = resolve_input(gold_path)
+    dataset = dataset_name(gold_path)
+    rows = [row for row in load_rgb_judgments(file) if row.label(label) is not None]
+    if not rows:
+        raise InputError(f"no row carries a gold '{label}' label", path=file, field=label)
+    judge = make_rgb_judge(kind, spec.config)
+    run_dir = judge_run_dir(out, spec) / f"{dataset}.{task}"
+    items = [Item(id=str(row.id), inputs=judge_inputs(kind, row.question, row.answer)) for row in rows]
+    call_blocking(
+        run_items,
+        items,
+        judge,
+        run_dir,
+        task=f"{task} calibration",
+        dataset={"path": str(file), "sha256": sha256_file(file), "items": len(items), "label": label},
+        config=spec.config.model_dump(mode="json"),
+        total=len(items),
+        concurrency=spec.config.concurrency,
+        progress=progress,
+    )
+    wanted = {str(row.id) for row in rows}
+    results = [result for result in run_results(run_dir) if result.id in wanted]
+    verdicts = {
+        result.id: bool(result.output[label])
+        for result in results
+        if result.status == "ok" and result.output is not None and label in result.output
+    }
+    yes, no = RGB_JUDGE_CLASSES[kind]
+    gold_labels: list[str] = []
+    predicted: list[str] = []
+    for row in rows:
+        verdict = verdicts.get(str(row.id))
+        if verdict is None:
+            continue
+        gold_labels.append(yes if row.label(label) else no)
+        predicted.append(yes if verdict else no)
+    failed = len(rows) - len(predicted)
+    runtime = getattr(judge, "config", spec.config)
+    row_out: dict[str, Any] = {
+        "task": task,
+        "dataset": dataset,
+        "judge": spec.name,
+        "model": runtime.model,
+        "items": len(rows),
+        "judgments": len(rows),
+        "failed": failed,
+        "failed_rate": failed / len(rows),
+        "auroc": NAN,
+        "auroc_low": NAN,
+        "auroc_high": NAN,
+        "run_dir": str(run_dir),
+    }
+    row_out.update(label_agreement(gold_labels, predicted, (yes, no), settings))
+    by_label = agreement_by_label(gold_labels, predicted, confidence=settings["confidence"])
+    row_out.update(per_class_columns(by_label))
+    row_out.update(_class_intervals(gold_labels, predicted, (yes, no), settings))
+    row_out.update(usage_columns(results))
+    return row_out, by_label.assign(dataset=dataset, judge=spec.name)
+
+
+def calibrate_rgb_rejection(
+    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One leaderboard row of a Rej* judge against gold ``rejects`` labels (see the module)."""
+    return calibrate_rgb_judge("rejection", gold_path, spec, out, settings, progress)
+
+
+def calibrate_rgb_error_detection(
+    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One leaderboard row of an ED* judge against gold ``detects_error`` labels (see the module)."""
+    return calibrate_rgb_judge("error_detection", gold_path, spec, out, settings, progress)

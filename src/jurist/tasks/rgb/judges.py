@@ -1,0 +1,160 @@
+"""RGB's constants and judges: the model under test (responder) and the Rej* / ED* judges.
+
+- :func:`make_rgb_responder`: the model under test, offline (extractive) or the configured LM
+  prompted as RGB prompts it;
+- :func:`make_rgb_judge`: the Rej* (rejection) or ED* (error detection) judge, by keywords
+  offline, else the DSPy judge, compiled when the config names an artifact;
+- :func:`rgb_judge_configs`: which config (and compiled program) each of the two judges runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from jurist.datasets.rgb import RGBPrompt
+from jurist.errors import ArtifactError, ConfigError, InputError
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
+from jurist.optimization import load_judge_program, read_artifact
+from jurist.programs.rgb import (
+    ErrorDetectionJudge,
+    RejectionJudge,
+    RGBResponder,
+    error_detection_postprocess,
+    rejection_postprocess,
+    responder_postprocess,
+)
+from jurist.programs.rgb_baseline import ExtractiveResponder, keyword_error_detection, keyword_rejection
+
+TASK = "rgb"
+SetName = Literal["noise", "rejection", "integration", "counterfactual"]
+SETS: tuple[SetName, ...] = ("noise", "rejection", "integration", "counterfactual")
+NOISE_RATES = (0.0, 0.2, 0.4, 0.6, 0.8)
+"""The noise rates of RGB's noise-robustness table."""
+INTEGRATION_NOISE_RATES = (0.0, 0.2, 0.4)
+"""The noise rates of RGB's information-integration table."""
+PASSAGE_NUM = 5
+JudgeKind = Literal["rejection", "error_detection"]
+RGB_JUDGE_TASKS: dict[JudgeKind, str] = {
+    "rejection": "rgb-rejection",
+    "error_detection": "rgb-error-detection",
+}
+"""The ``jurist optimize`` / ``jurist calibrate`` task of each RGB judge (Rej*, ED*)."""
+RGB_JUDGE_LABELS: dict[JudgeKind, str] = {"rejection": "rejects", "error_detection": "detects_error"}
+"""The verdict field of each judge, and the gold label it is compared with."""
+RGB_JUDGE_CLASSES: dict[JudgeKind, tuple[str, str]] = {
+    "rejection": ("rejects", "answers"),
+    "error_detection": ("detects_error", "no_error_reported"),
+}
+"""The two classes of each judge: (gold/verdict true, gold/verdict false)."""
+
+
+def judge_inputs(kind: JudgeKind, question: str, answer: str) -> dict[str, Any]:
+    """The inputs of a judge: Rej* reads the question and the answer, ED* the answer only (as in RGB)."""
+    if kind == "rejection":
+        return {"question": question, "answer": answer}
+    return {"answer": answer}
+
+
+def make_rgb_responder(config: JudgeConfig, prompt: RGBPrompt | None = None) -> Judge:
+    """The model under test: the offline extractive responder, or the configured LM prompted as in RGB.
+
+    Raises:
+        ConfigError: An LM is configured but no prompt is given.
+    """
+    if config.is_baseline:
+        return BaselineJudge(ExtractiveResponder(), name="rgb-extractive-baseline", version="1")
+    if prompt is None:
+        raise ConfigError("the RGB responder needs RGB's prompt for the language", field="instructions")
+    program = RGBResponder(prompt)
+    if config.program is not None:
+        if not config.program.is_file():
+            raise InputError("compiled program not found", path=config.program, field="program")
+        program.load(str(config.program))
+    return LLMJudge(program, config, responder_postprocess)
+
+
+def make_rgb_judge(kind: JudgeKind, config: JudgeConfig | None = None) -> Judge:
+    """The Rej* (``rejection``) or ED* (``error_detection``) judge: tiered keywords offline
+    (``None`` or ``model: baseline`` with no program), else the DSPy judge with the
+    configured LM, compiled when ``config.program`` names an artifact of ``jurist optimize
+    rgb-rejection`` / ``rgb-error-detection`` (run with the artifact's own judge config when
+    the config names no model).
+
+    Raises:
+        InputError: ``config.program`` does not exist.
+        ArtifactError: The artifact was compiled for another task (e.g. the other RGB judge).
+    """
+    program = RejectionJudge() if kind == "rejection" else ErrorDetectionJudge()
+    postprocess = rejection_postprocess if kind == "rejection" else error_detection_postprocess
+    if config is not None and config.program is not None:
+        if not config.program.is_file():
+            raise InputError("compiled program not found", path=config.program, field="program")
+        compiled, runtime = load_judge_program(config, task=RGB_JUDGE_TASKS[kind], program=program)
+        return LLMJudge(compiled, runtime, postprocess)
+    if config is None or config.is_baseline:
+        function = keyword_rejection if kind == "rejection" else keyword_error_detection
+        name = "rgb-rejection-keywords" if kind == "rejection" else "rgb-error-keywords"
+        return BaselineJudge(function, name=name, version="1")
+    return LLMJudge(program, config, postprocess)
+
+
+def rgb_judge_configs(
+    config: JudgeConfig | None, programs: Sequence[str | Path] = ()
+) -> dict[JudgeKind, JudgeConfig | None]:
+    """The config of each RGB judge, every compiled program given to the judge it was
+    compiled for (read from its artifact: ``rgb-rejection`` → Rej*, ``rgb-error-detection``
+    → ED*). ``config.program``, when set, counts as one more program. A judge with no
+    program runs as ``config`` says (the keyword judge for ``None`` or the baseline).
+
+    Raises:
+        ArtifactError: A program is not an artifact, or was compiled for another task.
+        ConfigError: Two programs were compiled for the same judge.
+    """
+    base = config.model_copy(update={"program": None}) if config is not None else None
+    paths = [*([config.program] if config is not None and config.program is not None else []), *programs]
+    kinds = {task: kind for kind, task in RGB_JUDGE_TASKS.items()}
+    chosen: dict[JudgeKind, Path] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_file():
+            raise InputError("compiled program not found", path=path, field="program")
+        task = read_artifact(path).task
+        if task not in kinds:
+            raise ArtifactError(
+                f"{path}: compiled for the task '{task}', not an RGB judge "
+                f"({', '.join(RGB_JUDGE_TASKS.values())}); use it with `jurist judge {task}`"
+            )
+        kind = kinds[task]
+        if kind in chosen and chosen[kind] != path:
+            raise ConfigError(
+                f"two compiled programs for the {task} judge: {chosen[kind]} and {path}", field="program"
+            )
+        chosen[kind] = path
+    result: dict[JudgeKind, JudgeConfig | None] = {}
+    for kind in RGB_JUDGE_TASKS:
+        if kind in chosen:
+            result[kind] = (base or JudgeConfig()).model_copy(update={"program": chosen[kind]})
+        else:
+            result[kind] = base
+    return result
+
+
+__all__ = [
+    "INTEGRATION_NOISE_RATES",
+    "NOISE_RATES",
+    "PASSAGE_NUM",
+    "RGB_JUDGE_CLASSES",
+    "RGB_JUDGE_LABELS",
+    "RGB_JUDGE_TASKS",
+    "SETS",
+    "TASK",
+    "JudgeKind",
+    "SetName",
+    "judge_inputs",
+    "make_rgb_judge",
+    "make_rgb_responder",
+    "rgb_judge_configs",
+]

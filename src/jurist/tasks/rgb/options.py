@@ -1,0 +1,124 @@
+"""The options of the ``rgb`` task (the flags of ``jurist rgb run`` and ``jurist score rgb``),
+and the suite run they describe."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jurist.datasets.rgb import LANGUAGES, RGB_SEED, Language
+from jurist.judges.config import JudgeConfig, load_config
+from jurist.metrics.rgb import AnswerCheck
+from jurist.tasks.rgb.judges import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName
+from jurist.tasks.rgb.suite import RGBSuiteRun, run_rgb_suite
+
+__all__ = ["RGBOptions", "run_suite"]
+
+Rate = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class RGBOptions(BaseModel):
+    """The options of the ``rgb`` task: how the suite runs (``judge``) and how prediction files
+    are scored (``score``). The model under test is the judge config of the command."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge_config: Path | None = Field(
+        None, description="Config YAML of the Rej*/ED* judge (default: keyword judges)."
+    )
+    judge_model: str | None = Field(
+        None, description="LiteLLM model of the Rej*/ED* judge (default: keyword judges)."
+    )
+    judge_program: list[Path] = Field(
+        [],
+        description="Compiled Rej*/ED* judges from `jurist optimize rgb-rejection|rgb-error-detection` "
+        "(each runs the judge it was compiled for, with its own config unless a judge model is given).",
+    )
+    sets: list[SetName] = Field(list(SETS), min_length=1, description="Sets to run.")
+    languages: list[Language] = Field(list(LANGUAGES), min_length=1, description="Languages to run.")
+    noise_rates: list[Rate] = Field(
+        list(NOISE_RATES), min_length=1, description="Noise-robustness noise rates."
+    )
+    integration_noise_rates: list[Rate] = Field(
+        list(INTEGRATION_NOISE_RATES),
+        min_length=1,
+        description="Information-integration noise rates.",
+    )
+    passage_num: int = Field(PASSAGE_NUM, ge=0, description="Passages per question.")
+    counterfactual_noise_rate: float = Field(
+        0.0, ge=0.0, le=1.0, description="Noise rate of the counterfactual run."
+    )
+    correct_rate: float = Field(
+        0.0, ge=0.0, le=1.0, description="Share of correct passages in the counterfactual run."
+    )
+    closed_book: bool = Field(
+        True, description="Also ask the counterfactual questions without passages (the paper's Acc)."
+    )
+    prefer: Literal["refine", "plain"] = Field(
+        "refine", description="refine or plain: which file to use when {lang}_refine and {lang} both exist."
+    )
+    instructions: Path | None = Field(
+        None, description="Prompts YAML shaped like RGB's config/instruction.yaml."
+    )
+    seed: int = Field(RGB_SEED, description="Seed re-set before preparing each instance.")
+    limit: int | None = Field(None, ge=1, description="Only the first N rows of each file.")
+    answer_check: AnswerCheck = Field(
+        "original", description="original (RGB's) or improved (adds jurist's figures next to RGB's)."
+    )
+    chart: bool = Field(True, description="Write accuracy_vs_noise.png (needs matplotlib).")
+    recheck: AnswerCheck | None = Field(
+        None,
+        description="Scoring prediction files: recompute labels from the predictions, original "
+        "(RGB's check) or improved.",
+    )
+    language: Language | None = Field(
+        None,
+        description="Scoring prediction files: en or zh for --recheck (default: zh if the name has 'zh').",
+    )
+
+    def judge_lm(self) -> JudgeConfig | None:
+        """The config of the Rej*/ED* judges (``None``: the keyword judges)."""
+        if self.judge_config is None and self.judge_model is None:
+            return None
+        return load_config(self.judge_config, {"model": self.judge_model})
+
+
+def run_suite(
+    data: str | Path,
+    out: str | Path,
+    config: JudgeConfig,
+    options: RGBOptions,
+    *,
+    retry_failed: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> RGBSuiteRun:
+    """Run the RGB suite on ``data`` (a directory of RGB files, one RGB file, or ``sample:rgb``)
+    with the model under test ``config``, as ``options`` say (see :func:`run_rgb_suite`)."""
+    return run_rgb_suite(
+        data,
+        out,
+        config,
+        judge_config=options.judge_lm(),
+        judge_programs=list(options.judge_program),
+        sets=options.sets,
+        languages=options.languages,
+        noise_rates=options.noise_rates,
+        integration_noise_rates=options.integration_noise_rates,
+        passage_num=options.passage_num,
+        counterfactual_noise_rate=options.counterfactual_noise_rate,
+        correct_rate=options.correct_rate,
+        closed_book=options.closed_book,
+        prefer=options.prefer,
+        instructions=options.instructions,
+        seed=options.seed,
+        limit=options.limit,
+        answer_check=options.answer_check,
+        chart=options.chart,
+        retry_failed=retry_failed,
+        progress=progress,
+        log=log,
+    )

@@ -1,0 +1,177 @@
+"""Reading YAML task files: every malformed key is a ConfigError naming the file, line and key."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from jurist.errors import ConfigError, InputError
+from jurist.tasks import _verbs
+from jurist.tasks.declarative import load_task_file
+from jurist.tasks.declarative.verdicts import check_verdict, parse_gold
+
+GOOD = """\
+name: helpfulness
+instructions: Rate the answer.
+inputs:
+  question: prompt
+  answer: response
+output:
+  kind: score
+  range: [1, 5]
+gold: human
+baseline:
+  rules: [{pattern: "(?i)i don't know", value: 1}]
+  default: 3
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "task.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def error_of(tmp_path: Path, text: str) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        load_task_file(write(tmp_path, text))
+    return caught.value
+
+
+def test_a_good_file_loads(tmp_path):
+    task = load_task_file(write(tmp_path, GOOD))
+    assert task.name == "helpfulness"
+    assert task.source.endswith("task.yaml")
+    assert set(task.verbs) == {"judge", "score", "calibrate", "optimize", "prompt"}
+    assert task.describe()["inputs"] == {
+        "question": "data column 'prompt'",
+        "answer": "data column 'response'",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "line", "words"),
+    [
+        (GOOD.replace("kind: score", "kind: stars"), "output.kind", 7, "label"),
+        (GOOD.replace("  range: [1, 5]\n", ""), "output.range", None, "range"),
+        (GOOD.replace("range: [1, 5]", "range: [5, 1]"), "output.range", 8, "low < high"),
+        (GOOD.replace("gold: human", "gold: human\ncolour: red"), "colour", 10, "unknown key"),
+        (GOOD.replace("name: helpfulness\n", ""), "name", None, "missing"),
+        (GOOD.replace("value: 1}", "value: 9}"), "baseline.rules.0.value", 11, "outside the range"),
+        (
+            GOOD.replace('"(?i)i don\'t know"', '"(unclosed"'),
+            "baseline.rules.0.pattern",
+            11,
+            "regular expression",
+        ),
+        (GOOD.replace("default: 3", "default: high"), "baseline.default", 12, "integer"),
+        (GOOD.replace("  answer: response\n", "  verdict: response\n"), "inputs.verdict", 5, "reserved"),
+        (
+            GOOD.replace("kind: score", "kind: pairwise").replace("  range: [1, 5]\n", ""),
+            "inputs",
+            3,
+            "response_a",
+        ),
+        (GOOD.replace("range: [1, 5]", "range: [1, 5]\n  labels: [a, b]"), "output.labels", 9, "labels"),
+        (GOOD + "examples: demos.jsonl\n", None, None, "examples file not found"),
+    ],
+)
+def test_each_bad_key_is_named(tmp_path, text, field, line, words):
+    if words == "examples file not found":
+        task = load_task_file(write(tmp_path, text))
+        with pytest.raises(ConfigError, match=words) as caught:
+            task.program(task.options())
+        assert caught.value.field == "examples"
+        return
+    error = error_of(tmp_path, text)
+    assert error.field == field
+    assert error.path is not None and error.path.endswith("task.yaml")
+    if line is not None:
+        assert error.line == line
+    assert words in str(error)
+
+
+def test_not_yaml_and_missing_file(tmp_path):
+    error = error_of(tmp_path, "name: [unclosed\n")
+    assert "not valid YAML" in str(error) and error.line is not None
+    with pytest.raises(ConfigError, match="not found"):
+        load_task_file(tmp_path / "nope.yaml")
+    assert "mapping" in str(error_of(tmp_path, "- a list\n"))
+
+
+def test_the_registry_reads_a_task_file_by_path(tmp_path):
+    path = write(tmp_path, GOOD)
+    from jurist.tasks._registry import get_task
+
+    assert get_task(str(path)).name == "helpfulness"
+
+
+def test_missing_input_column_names_file_line_and_field(tmp_path):
+    task = write(tmp_path, GOOD)
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"prompt": "q", "response": "a"}\n{"prompt": "q2"}\n', encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+    assert caught.value.line == 2 and caught.value.field == "response" and str(data) in str(caught.value)
+
+
+def test_a_bad_gold_value_names_its_row(tmp_path):
+    task = write(tmp_path, GOOD)
+    data = tmp_path / "data.csv"
+    data.write_text("prompt,response,human\nq,a,4\nq2,b,seven\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+    assert caught.value.line == 3 and caught.value.field == "human"
+
+
+def test_a_task_without_baseline_asks_for_a_config(tmp_path):
+    task = write(tmp_path, GOOD.split("baseline:")[0])
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"prompt": "q", "response": "a"}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="--config") as caught:
+        _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+    assert "no offline baseline" in str(caught.value)
+
+
+def test_verdicts_are_validated_never_coerced(tmp_path):
+    output = load_task_file(write(tmp_path, GOOD)).spec.output
+    assert check_verdict(output, 5) == 5
+    for bad in (6, 0, 3.0, "3", True):
+        with pytest.raises(ValueError):
+            check_verdict(output, bad)
+    assert parse_gold(output, "4") == 4
+    assert parse_gold(output, "") is None
+
+
+LABELS_TASK = """\
+name: topics
+instructions: Tag the text.
+inputs: [text]
+output:
+  kind: labels
+  labels: [sport, money]
+gold: tags
+baseline:
+  rules:
+    - {pattern: "goal", value: [sport]}
+    - {pattern: "bank", value: [money, sport]}
+  default: []
+"""
+
+
+def test_multi_label_task_offline_by_hand(tmp_path):
+    task = write(tmp_path, LABELS_TASK)
+    data = tmp_path / "tags.csv"
+    data.write_text(
+        'text,tags\na goal,sport\nthe bank,money\nnothing,\n"goal, bank","sport,money"\n', encoding="utf-8"
+    )
+    run = _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+    figures = run.summary["agreement"]
+    # judged: {sport}, {money, sport}, {} (no gold), {sport}; gold: {sport}, {money}, -, {sport, money}
+    # tp: sport 2, money 1; fp: sport 1; fn: money 1 -> micro F1 = 6 / (6 + 1 + 1)
+    assert run.summary["gold"]["scored"] == 3
+    assert figures["micro_f1"] == pytest.approx(6 / 8)
+    assert figures["exact_match"] == pytest.approx(1 / 3)
+    assert figures["per_label"]["sport"]["precision"] == pytest.approx(2 / 3)
