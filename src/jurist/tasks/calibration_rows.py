@@ -44,7 +44,7 @@ def bootstrap(
     """Point value (on all rows) and bootstrap interval of a statistic of summed counts."""
     if cells.shape[0] == 0:
         return NAN, NAN, NAN
-    point = float(np.asarray(statistic(cells.sum(axis=0, keepdims=True)))[0])
+    point = float(np.asarray(statistic(cells.sum(axis=0, keepdims=True))).reshape(-1)[0])
     low, high = bootstrap_ci(
         cells,
         statistic,

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from jurist.metrics import ordinal, preference, verdicts
-from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts, bootstrap_ci
+from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts
+from jurist.tasks.calibration_rows import bootstrap
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import verdict_text
 
@@ -30,16 +31,7 @@ def with_interval(
     name: str, cells: np.ndarray, statistic: Statistic, settings: dict[str, Any]
 ) -> dict[str, float]:
     """``{name, name_low, name_high}``: the statistic on all rows and its bootstrap interval."""
-    if cells.shape[0] == 0:
-        return {name: NAN, f"{name}_low": NAN, f"{name}_high": NAN}
-    point = float(np.asarray(statistic(cells.sum(axis=0, keepdims=True))).reshape(-1)[0])
-    low, high = bootstrap_ci(
-        cells,
-        statistic,
-        n_resamples=settings["n_resamples"],
-        confidence=settings["confidence"],
-        seed=settings["seed"],
-    )
+    point, low, high = bootstrap(cells, statistic, settings)
     return {name: point, f"{name}_low": low, f"{name}_high": high}
 
 

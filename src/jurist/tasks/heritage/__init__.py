@@ -9,12 +9,6 @@ each, and are what ``jurist calibrate`` and ``jurist optimize`` take.
 from jurist.tasks.heritage.adapter_base import HeritageAdapter, write_heritage_splits
 from jurist.tasks.heritage.adapters_linking_qa import HeritageLinkingAdapter, HeritageQAAdapter
 from jurist.tasks.heritage.adapters_text import HeritageClassificationAdapter, HeritageNerAdapter
-from jurist.tasks.heritage.calibration import (
-    calibrate_heritage_classification,
-    calibrate_heritage_linking,
-    calibrate_heritage_ner,
-    calibrate_heritage_qa,
-)
 from jurist.tasks.heritage.compare import PER_ITEM_METRICS, compare_heritage
 from jurist.tasks.heritage.judging import (
     ALL_TASKS,
@@ -62,10 +56,6 @@ __all__ = [
     "HeritageRun",
     "HeritageScores",
     "HeritageTask",
-    "calibrate_heritage_classification",
-    "calibrate_heritage_linking",
-    "calibrate_heritage_ner",
-    "calibrate_heritage_qa",
     "compare_heritage",
     "heritage_items",
     "judge_heritage",

@@ -78,13 +78,7 @@ from jurist.tasks.calibration_rows import (
 )
 from jurist.tasks.heritage.run import judge_heritage
 
-__all__ = [
-    "calibrate_heritage_classification",
-    "calibrate_heritage_linking",
-    "calibrate_heritage_ner",
-    "calibrate_heritage_qa",
-    "calibrate_subtask",
-]
+__all__ = ["calibrate_subtask"]
 
 _LABEL_COLUMNS = ["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"]
 Scored = list[tuple[HeritageGoldEntry, HeritageOutput]]
@@ -332,31 +326,3 @@ def calibrate_subtask(
     row.update(per_class_columns(by_label))
     row.update(usage_columns(judged))
     return row, by_label.assign(dataset=dataset, judge=spec.name)
-
-
-def calibrate_heritage_classification(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """The ``heritage-classification`` row of one judge (see the module docstring)."""
-    return calibrate_subtask("heritage-classification", gold_path, spec, out, settings, progress)
-
-
-def calibrate_heritage_ner(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """The ``heritage-ner`` row of one judge (see the module docstring)."""
-    return calibrate_subtask("heritage-ner", gold_path, spec, out, settings, progress)
-
-
-def calibrate_heritage_linking(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """The ``heritage-linking`` row of one judge (see the module docstring)."""
-    return calibrate_subtask("heritage-linking", gold_path, spec, out, settings, progress)
-
-
-def calibrate_heritage_qa(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """The ``heritage-qa`` row of one judge (see the module docstring)."""
-    return calibrate_subtask("heritage-qa", gold_path, spec, out, settings, progress)

@@ -8,9 +8,7 @@
 """
 
 from jurist.tasks.rgb.calibration import (
-    calibrate_rgb_error_detection,
     calibrate_rgb_judge,
-    calibrate_rgb_rejection,
 )
 from jurist.tasks.rgb.judges import (
     INTEGRATION_NOISE_RATES,
@@ -72,9 +70,7 @@ __all__ = [
     "RGBSuiteRun",
     "RGBTask",
     "SetName",
-    "calibrate_rgb_error_detection",
     "calibrate_rgb_judge",
-    "calibrate_rgb_rejection",
     "find_rgb_files",
     "make_rgb_judge",
     "make_rgb_responder",

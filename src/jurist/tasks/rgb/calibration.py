@@ -53,7 +53,7 @@ from jurist.tasks.rgb.judges import (
     make_rgb_judge,
 )
 
-__all__ = ["calibrate_rgb_error_detection", "calibrate_rgb_rejection", "calibrate_rgb_judge"]
+__all__ = ["calibrate_rgb_judge"]
 
 
 def _class_intervals(
@@ -149,17 +149,3 @@ def calibrate_rgb_judge(
     row_out.update(_class_intervals(gold_labels, predicted, (yes, no), settings))
     row_out.update(usage_columns(results))
     return row_out, by_label.assign(dataset=dataset, judge=spec.name)
-
-
-def calibrate_rgb_rejection(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One leaderboard row of a Rej* judge against gold ``rejects`` labels (see the module)."""
-    return calibrate_rgb_judge("rejection", gold_path, spec, out, settings, progress)
-
-
-def calibrate_rgb_error_detection(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One leaderboard row of an ED* judge against gold ``detects_error`` labels (see the module)."""
-    return calibrate_rgb_judge("error_detection", gold_path, spec, out, settings, progress)
