@@ -5,7 +5,7 @@ The public API, one import away (loaded on first use, so ``import jurist`` stays
     import jurist
 
     task = jurist.Task.from_yaml("helpfulness.yaml")      # or a name: jurist.get_task("ragbench")
-    run = jurist.judge(task, "data.jsonl", "judge.yaml", out="runs/a")   # -> run.items (DataFrame)
+    items = jurist.judge(task, "data.jsonl", "judge.yaml", out="runs/a")  # DataFrame; .summary, .run_dir
     scores = jurist.score(task, "runs/a", gold="data.jsonl")
     board = jurist.calibrate(task, ["gold.jsonl"], ["a.yaml", "b.yaml"], out="calibration")
     result = jurist.optimize(task, "train.jsonl", "dev.jsonl", "judge.yaml", out="judge.json")

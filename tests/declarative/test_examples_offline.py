@@ -94,5 +94,5 @@ def test_llmbar_pairwise_orders_and_length_bias(tmp_path):
     figures = run.summary["pairs"]
     assert figures["consistency"] == pytest.approx((len(pairs) - 1) / len(pairs))
     assert figures["longer_win_rate"] == 0.0
-    assert set(run.items["order"]) == {"AB", "BA"}
-    assert run.items["id"].str.endswith(("|AB", "|BA")).all()
+    assert set(run["order"]) == {"AB", "BA"}
+    assert run["id"].str.endswith(("|AB", "|BA")).all()

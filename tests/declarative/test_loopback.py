@@ -113,7 +113,7 @@ def test_score_task_judge_score_calibrate_optimize_and_rerun(tmp_path, config, m
     summary = run.summary
     assert (summary["items"], summary["ok"], summary["failed"]) == (6, 5, 1)
     assert summary["failed_ids"] == ["r5"]
-    failed = run.items.set_index("id").loc["r5"]
+    failed = run.set_index("id").loc["r5"]
     assert failed["status"] == "failed" and pd_isna(failed["verdict"])
     results = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     raw = next(r for r in results if r["id"] == "r5")["raw"]

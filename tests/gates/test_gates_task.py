@@ -116,9 +116,9 @@ def test_judge_runs_the_claim_check_like_gate_judge(files, tmp_path):
     gold, traces = files
     expected = score_traces_judged(gold, traces, JudgeConfig(), run_dir=tmp_path / "direct")
     run = jurist.judge("gates", traces, out=tmp_path / "run", options={"gold": gold}, progress=False)
-    assert run.scores.extra["report"].extra_metrics == expected.extra_metrics
+    assert run.extra["report"].extra_metrics == expected.extra_metrics
     assert run.summary == report_to_dict(expected)
-    assert (tmp_path / "run" / "report.md").read_text(encoding="utf-8") == run.scores.report
+    assert (tmp_path / "run" / "report.md").read_text(encoding="utf-8") == run.report
     assert json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8")) == run.summary
     lines = get_task("gates").summary_lines(run)
     assert lines[0] == "gates: FAIL (G1, G2); 5 traces scored"

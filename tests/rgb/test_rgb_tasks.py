@@ -69,23 +69,23 @@ def test_judge_rgb_in_python_on_one_file(tmp_path: Path):
         options={"sets": ["noise", "rejection"], "noise_rates": [0.0], "chart": False},
         progress=False,
     )
-    assert list(run.items["run"]) == ["zh_refine/noise0.0_passage5", "zh_refine/noise1.0_passage5"]
+    assert list(run["run"]) == ["zh_refine/noise0.0_passage5", "zh_refine/noise1.0_passage5"]
     assert run.summary["files"] == {"zh_refine": str(DATA_DIR / "zh_refine.json")}
-    assert run.items.set_index("set").loc["rejection", "judge"] == "rgb-rejection-keywords"
-    suite = run.scores.extra["suite"]
-    assert list(run.items["all_rate"]) == [r.scores["all_rate"] for r in suite.runs]
+    assert run.set_index("set").loc["rejection", "judge"] == "rgb-rejection-keywords"
+    suite = run.extra["suite"]
+    assert list(run["all_rate"]) == [r.scores["all_rate"] for r in suite.runs]
     assert get_task("rgb").summary_lines(run)[-1] == f"report: {tmp_path / 'run' / 'report.md'}"
 
 
 def test_score_rgb_options_reach_the_scorer(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     run = jurist.judge("rgb", DATA_DIR, out=tmp_path / "run", options={"chart": False}, progress=False)
-    files = sorted(str(r.predictions) for r in run.scores.extra["suite"].runs)[:2]
+    files = sorted(str(r.predictions) for r in run.extra["suite"].runs)[:2]
     assert run_cli(["score", "rgb", *files, "--recheck", "improved", "--language", "zh", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed == score_rgb_predictions(files, recheck="improved", language="zh")
     assert printed[0]["labels"] == "recomputed (improved check, zh)"
     whole = jurist.score("rgb", tmp_path / "run")  # a suite's directory: its prediction files
-    assert len(whole.summary) == len(run.scores.extra["suite"].runs)
+    assert len(whole.summary) == len(run.extra["suite"].runs)
     assert whole.report.startswith("# RGB scores")
 
 

@@ -215,7 +215,7 @@ def test_entry_point_task_serves_every_verb_in_python(plugin_importable, files, 
 
     run = judge("toxicity", files["data"], files["config"], out=tmp_path / "run2", progress=False)
     assert (run.summary["ok"], run.summary["failed"]) == (6, 0)
-    verdicts = dict(zip(run.items["id"].astype(str), run.items["verdict"], strict=True))
+    verdicts = dict(zip(run["id"].astype(str), run["verdict"], strict=True))
     assert verdicts == LLM_VERDICTS
     scored = score("toxicity", tmp_path / "run2", gold=files["data"])
     assert scored.summary["agreement"]["accuracy"] == pytest.approx(LLM_ACCURACY)

@@ -58,3 +58,23 @@ def _find(summary: dict, name: str) -> float:
             if isinstance(value, dict):
                 stack.append(value)
     raise AssertionError(f"{name} not in the summary")
+
+
+def test_the_python_task_of_docs_tasks_md_runs(tmp_path: Path):
+    text = (README.parent / "docs" / "tasks.md").read_text(encoding="utf-8")
+    section = text[text.index("## A task in Python") :]
+    match = re.search(r"```python\n(.*?)```", section, re.S)
+    assert match is not None
+    exec(compile(match.group(1), "docs/tasks.md", "exec"), {})  # registers the task "toxicity"
+    import jurist
+
+    rows = [
+        {"id": 1, "comment_text": "you &amp; your\n\n idiot", "label": "toxic"},
+        {"id": 2, "comment_text": "thanks, that helped", "label": "not_toxic"},
+    ]
+    data = tmp_path / "comments.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    items = jurist.judge("toxicity", data, out=tmp_path / "run", progress=False)
+    assert list(items["verdict"]) == ["toxic", "not_toxic"]
+    calls = jurist.prompt("toxicity", data, jurist.JudgeConfig(model="openai/x"))
+    assert "you & your idiot" in calls[0]["messages"][-1]["content"]

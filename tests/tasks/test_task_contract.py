@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -111,6 +112,23 @@ def test_a_python_task_registered_with_the_decorator_runs_through_every_verb_it_
     with pytest.raises(ConfigError, match="cannot be calibrated"):
         jurist.calibrate("test-shouting", [shouting], out=tmp_path / "cal")
     assert get_task("test-shouting").verbs == ["judge", "score"]
+
+
+def test_judge_returns_the_items_table_and_writes_a_stable_run_directory(
+    shouting: Path, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    items = jurist.judge("test-shouting", shouting, progress=False)
+    assert isinstance(items, pd.DataFrame) and len(items) == 3
+    assert (
+        items.run_dir == Path("runs/test-shouting") / f"texts-baseline-{jurist.JudgeConfig().fingerprint()}"
+    )
+    assert items.summary["share"] == pytest.approx(2 / 3) and items.report.startswith("# test-shouting")
+    again = jurist.judge("test-shouting", shouting, progress=False)
+    assert again.run_dir == items.run_dir and again.summary["items"] == 3
+    assert (
+        isinstance(items[items["verdict"]], pd.DataFrame) and items[items["verdict"]].run_dir == items.run_dir
+    )
 
 
 def test_task_options_are_read_from_the_command_line_and_validated(shouting: Path):

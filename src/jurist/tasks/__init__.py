@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jurist.tasks._contract import JudgeRun, NoOptions, Scores, Task
+from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
 from jurist.tasks._registry import ENTRY_POINT_GROUP, get_task, register_task, task_names
 from jurist.tasks._verbs import calibrate, judge, judge_specs, optimize, prompt, score
 
@@ -27,6 +27,7 @@ def get_adapter(task: str | Task, **options: Any) -> Any:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "JudgeRun",
+    "JudgedItems",
     "NoOptions",
     "Scores",
     "Task",

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from jurist.runner import Item
     from jurist.tasks.calibration_rows import JudgeSpec
 
-__all__ = ["JudgeRun", "NoOptions", "Scores", "Task", "atomic_write_text", "json_ready"]
+__all__ = ["JudgeRun", "JudgedItems", "NoOptions", "Scores", "Task", "atomic_write_text", "json_ready"]
 
 
 class NoOptions(BaseModel):
@@ -97,6 +97,32 @@ class JudgeRun:
     @property
     def summary(self) -> Any:
         return self.scores.summary
+
+
+class JudgedItems(pd.DataFrame):
+    """What ``jurist.judge`` returns: the per-item table of a run, one row per item, which
+    also knows its run directory, summary, report and any task-specific extras."""
+
+    _metadata = ["run_dir", "summary", "report", "extra"]  # noqa: RUF012 - pandas' subclass protocol
+
+    @property
+    def _constructor(self) -> type[JudgedItems]:
+        return JudgedItems
+
+    @property
+    def scores(self) -> Scores:
+        """The same run as :class:`Scores` (what the task hooks take)."""
+        return Scores(items=pd.DataFrame(self), summary=self.summary, report=self.report, extra=self.extra)
+
+    @classmethod
+    def of(cls, run: JudgeRun) -> JudgedItems:
+        """The table of a finished run, with its run directory, summary, report and extras."""
+        frame = cls(run.scores.items)
+        frame.run_dir = run.run_dir
+        frame.summary = run.scores.summary
+        frame.report = run.scores.report
+        frame.extra = run.scores.extra
+        return frame
 
 
 def json_ready(value: Any) -> Any:

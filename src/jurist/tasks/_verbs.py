@@ -25,11 +25,11 @@ from jurist.report.calibrate import (
     GateCheck,
     write_calibration,
 )
-from jurist.tasks._contract import JudgeRun, Scores, Task
+from jurist.tasks._contract import JudgedItems, Scores, Task
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
 
-__all__ = ["calibrate", "judge", "judge_specs", "optimize", "prompt", "score"]
+__all__ = ["calibrate", "default_run_dir", "judge", "judge_specs", "optimize", "prompt", "score"]
 
 TaskRef = str | Path | Task
 ConfigRef = JudgeConfig | str | Path | None
@@ -39,30 +39,55 @@ def _config(config: ConfigRef) -> JudgeConfig:
     return config if isinstance(config, JudgeConfig) else load_config(config)
 
 
+def default_run_dir(task: Task, data: str | Path, config: JudgeConfig) -> Path:
+    """``runs/TASK/DATA-JUDGE``: where ``judge`` writes when no ``out`` is given (stable, so a
+    second call resumes the first)."""
+    judge_name = "baseline" if config.is_baseline else config.model.replace("/", "_")
+    stem = Path(str(data).removeprefix("sample:")).stem or "data"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.name)
+    return Path("runs") / safe / f"{stem}-{judge_name}-{config.fingerprint()}"
+
+
 def judge(
     task: TaskRef,
     data: str | Path,
     config: ConfigRef = None,
     *,
-    out: str | Path,
+    out: str | Path | None = None,
     options: dict[str, Any] | BaseModel | None = None,
     retry_failed: bool = False,
     progress: bool = True,
-) -> JudgeRun:
-    """Judge every row of ``data`` with a task's judge into the run directory ``out``.
+) -> JudgedItems:
+    """Judge every row of ``data`` with a task's judge into a run directory.
 
     The config names the judge (``None``: the task's offline baseline). Running again into
-    ``out`` resumes: finished items are kept and not judged again. Failed items are
-    recorded with their raw answers and never scored.
+    the same directory resumes: finished items are kept and not judged again. Failed items
+    are recorded with their raw answers and never scored.
+
+    Args:
+        task: A registered name, a YAML task file, or a :class:`Task`.
+        data: The rows to judge (``sample:NAME`` allowed).
+        config: A judge config, its YAML path, or ``None`` for the offline baseline.
+        out: The run directory (default: :func:`default_run_dir`).
+        options: The task's options (``jurist tasks show TASK`` lists them).
+        retry_failed: Judge items recorded as failed again.
+        progress: Show a progress bar on stderr.
 
     Returns:
-        The run directory and its scores (``run.items`` is the per-item DataFrame,
-        ``run.summary`` the figures of ``summary.json``).
+        The per-item DataFrame; ``.run_dir``, ``.summary`` (as in ``summary.json``),
+        ``.report`` (Markdown) and ``.extra`` tell the rest.
     """
     found = get_task(task)
-    return found.judge(
-        data, out, _config(config), found.options(options), retry_failed=retry_failed, progress=progress
+    judge_config = _config(config)
+    run = found.judge(
+        data,
+        out if out is not None else default_run_dir(found, data, judge_config),
+        judge_config,
+        found.options(options),
+        retry_failed=retry_failed,
+        progress=progress,
     )
+    return JudgedItems.of(run)
 
 
 def score(

@@ -1,7 +1,7 @@
 """A toxicity judge published by a third-party package under the ``jurist.tasks`` entry point.
 
 The judgment is declared like a YAML task file (as a Python dict: rubric, input column,
-labels, regex baseline, gold column), and three hooks are overridden in Python for what
+labels, regex baseline, gold column), and hooks are overridden in Python for what
 a task file cannot say:
 
 - :meth:`ToxicityTask.read` normalises the comments (HTML entities, runs of whitespace),
@@ -9,8 +9,8 @@ a task file cannot say:
 - :meth:`ToxicityTask.program` lets the model answer in free text, and
   :meth:`ToxicityTask.postprocess` maps synonyms (``non-toxic``, ``offensive``, ``not
   sure``, any case) onto the three labels before they are validated;
-- :meth:`ToxicityTask.optimization` makes ``jurist optimize`` score answers through the
-  same synonym mapping.
+- ``jurist optimize`` and ``jurist calibrate`` go through those hooks, so they see the
+  same normalised rows and mapped answers with no further code.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from jurist.tasks.declarative import DeclarativeTask, TaskFile
+from jurist.tasks.declarative import DeclarativeTask
 from jurist.tasks.declarative.data import DeclarativeDataset
-from jurist.tasks.declarative.optimization import DeclarativeAdapter
 
 SPEC: dict[str, Any] = {
     "name": "toxicity",
@@ -79,20 +78,11 @@ def label_of(answer: Any) -> Any:
 class ToxicityTask(DeclarativeTask):
     """The ``toxicity`` task: every jurist verb serves it, with no edit to jurist."""
 
-    name = "toxicity"
-    description = SPEC["description"]
-    inputs = {"comment": "the user comment (data column 'comment_text'), normalised"}
-    outputs = {"verdict": "one of toxic, not_toxic, unsure (synonyms mapped)"}
-    metrics = {
-        "accuracy": "share of items whose label equals gold",
-        "kappa": "Cohen's kappa with gold",
-        "macro_f1": "mean F1 over the labels used",
-        "confusion": "confusion matrix (rows gold, columns judge)",
-    }
-    version = "toxicity-plugin-1"
-
     def __init__(self) -> None:
-        super().__init__(TaskFile.model_validate(SPEC), source=Path(__file__))
+        super().__init__(SPEC, source=Path(__file__))  # validated like a task file
+        self.inputs = {"comment": "the user comment (data column 'comment_text'), normalised"}
+        self.outputs = {"verdict": "one of toxic, not_toxic, unsure (synonyms mapped)"}
+        self.version = "toxicity-plugin-1"
 
     def read(self, path: str | Path, options: BaseModel) -> DeclarativeDataset:
         dataset = super().read(path, options)
@@ -116,18 +106,3 @@ class ToxicityTask(DeclarativeTask):
             else getattr(prediction, "verdict", None)
         )
         return super().postprocess({"verdict": label_of(found)}, inputs, options)
-
-    def optimization(self, options: BaseModel) -> DeclarativeAdapter:
-        return _Adapter(self, options)
-
-
-class _Adapter(DeclarativeAdapter):
-    """The declarative optimization target, validating answers through the task's postprocess."""
-
-    def __init__(self, task: ToxicityTask, options: BaseModel) -> None:
-        super().__init__(task)
-        self.toxicity = task
-        self.task_options = options
-
-    def postprocess(self, prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
-        return self.toxicity.postprocess(prediction, inputs, self.task_options)

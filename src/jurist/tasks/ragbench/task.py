@@ -10,7 +10,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.ragbench import load_ragbench
-from jurist.judges.config import JudgeConfig
+from jurist.judges.config import JudgeConfig, load_config
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.programs.ragbench import RagbenchJudge
 from jurist.report.ragbench import render_report
@@ -114,9 +114,10 @@ def judge_ragbench(
 ) -> JudgeRun:
     """Judge every row of a RAGBench file into ``out_dir`` and write its exports
     (``jurist.judge("ragbench", ...)`` under its historical name)."""
-    from jurist.tasks._verbs import judge
-
-    return judge(TASK, input_path, config, out=out_dir, retry_failed=retry_failed, progress=progress)
+    judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
+    return TASK.judge(
+        input_path, out_dir, judge_config, TASK.options(), retry_failed=retry_failed, progress=progress
+    )
 
 
 def score_ragbench(results: str | Path, gold: str | Path | None = None, *, write: bool = False) -> Scores:
