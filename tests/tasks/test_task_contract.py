@@ -41,6 +41,7 @@ class _Options(BaseModel):
     num_options: int = Field(2, description="choices")
     strict: bool = Field(False, description="be strict")
     labels: list[str] = Field(default_factory=lambda: ["a"], description="labels")
+    out: str | None = Field(None, description="where", json_schema_extra={"aliases": ["-o"]})
 
 
 class _Rows:
@@ -137,7 +138,13 @@ def test_task_options_are_read_from_the_command_line_and_validated(shouting: Pat
         task, ["data.jsonl", "--num-options", "3", "--strict", "--labels", "x,y", "--labels=z"]
     )
     assert positional == ["data.jsonl"]
-    assert task.options(values).model_dump() == {"num_options": 3, "strict": True, "labels": ["x", "y", "z"]}
+    assert task.options(values).model_dump() == {
+        "num_options": 3,
+        "strict": True,
+        "labels": ["x", "y", "z"],
+        "out": None,
+    }
+    assert split_task_arguments(task, ["run", "-o", "tables"]) == (["run"], {"out": "tables"})
     assert split_task_arguments(task, ["--no-strict"])[1] == {"strict": False}
     with pytest.raises(ConfigError, match=r"has no option --bogus \(its options: --num-options"):
         split_task_arguments(task, ["--bogus", "1"])

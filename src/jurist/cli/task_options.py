@@ -2,7 +2,8 @@
 
 Every field of ``Task.Options`` is an option of the generic commands: ``num_options`` is
 ``--num-options 3`` (or ``--num-options=3``); a boolean is ``--flag`` / ``--no-flag``; a
-list takes comma-separated values or the option repeated. The values are validated by the
+list takes comma-separated values or the option repeated; a field may list short forms
+(``json_schema_extra={"aliases": ["-o"]}``). The values are validated by the
 model, so a wrong or unknown option is an error that names it and lists the task's options.
 """
 
@@ -32,9 +33,14 @@ def _is_list(info: FieldInfo) -> bool:
 
 
 def _flags(options: type[BaseModel]) -> dict[str, tuple[str, FieldInfo]]:
+    """``--kebab-name`` of every field, and the short forms a field lists under
+    ``json_schema_extra={"aliases": ["-o"]}``."""
     flags = {}
     for name, info in options.model_fields.items():
         flags["--" + name.replace("_", "-")] = (name, info)
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        for alias in extra.get("aliases", []) or []:
+            flags[str(alias)] = (name, info)
     return flags
 
 
@@ -52,7 +58,7 @@ def split_task_arguments(task: Task, tokens: list[str]) -> tuple[list[str], dict
     while index < len(tokens):
         token = tokens[index]
         index += 1
-        if not token.startswith("--") or token == "--":
+        if (not token.startswith("--") and token not in flags) or token == "--":
             positional.append(token)
             continue
         flag, has_value, inline = token.partition("=")

@@ -34,10 +34,7 @@ under the entry-point group ``jurist.tasks``.
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -46,6 +43,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from jurist.errors import ConfigError
 from jurist.schemas import ItemResult
+from jurist.tasks._results import (
+    JudgedItems,
+    JudgeRun,
+    Scores,
+    atomic_write_text,
+    json_ready,
+    run_counts,
+    run_info,
+    write_exports,
+)
 
 if TYPE_CHECKING:
     import dspy
@@ -63,89 +70,6 @@ class NoOptions(BaseModel):
     """The options of a task that takes none."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-@dataclass
-class Scores:
-    """A scored run: one row per item (or per judged unit), the summary, and where it was written.
-
-    Attributes:
-        items: The per-item table (``id``, ``status``, the verdict, the per-item metrics, ...).
-        summary: JSON-ready aggregate figures (``summary.json``): a mapping, or for a task
-            that scores several files at once a list of them (RGB prediction files).
-        report: The Markdown report (``report.md``).
-        extra: Task-specific objects a Python caller may want (e.g. pairwise agreement tables).
-    """
-
-    items: pd.DataFrame
-    summary: Any
-    report: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class JudgeRun:
-    """A finished ``judge`` call: its run directory, and the scores of what it holds."""
-
-    run_dir: Path
-    scores: Scores
-
-    @property
-    def items(self) -> pd.DataFrame:
-        return self.scores.items
-
-    @property
-    def summary(self) -> Any:
-        return self.scores.summary
-
-
-class JudgedItems(pd.DataFrame):
-    """What ``jurist.judge`` returns: the per-item table of a run, one row per item, which
-    also knows its run directory, summary, report and any task-specific extras."""
-
-    _metadata = ["run_dir", "summary", "report", "extra"]  # noqa: RUF012 - pandas' subclass protocol
-
-    @property
-    def _constructor(self) -> type[JudgedItems]:
-        return JudgedItems
-
-    @property
-    def scores(self) -> Scores:
-        """The same run as :class:`Scores` (what the task hooks take)."""
-        return Scores(items=pd.DataFrame(self), summary=self.summary, report=self.report, extra=self.extra)
-
-    @classmethod
-    def of(cls, run: JudgeRun) -> JudgedItems:
-        """The table of a finished run, with its run directory, summary, report and extras."""
-        frame = cls(run.scores.items)
-        frame.run_dir = run.run_dir
-        frame.summary = run.scores.summary
-        frame.report = run.scores.report
-        frame.extra = run.scores.extra
-        return frame
-
-
-def json_ready(value: Any) -> Any:
-    """``value`` with NaN/inf as ``None`` and numpy scalars as Python numbers (strict JSON)."""
-    if isinstance(value, dict):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        try:
-            value = value.item()
-        except (ValueError, AttributeError):
-            return value
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a killed write leaves no half file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 class Task:
@@ -435,60 +359,3 @@ class Task:
             "options": options,
             "verbs": self.verbs,
         }
-
-
-# ---------------------------------------------------------------------- shared scoring helpers
-
-
-def run_counts(items: pd.DataFrame) -> dict[str, Any]:
-    """Items, ok, failed (with ids and kinds) and usage of a per-item table."""
-    status = items["status"] if "status" in items else pd.Series(dtype=object)
-    failed = items[status == "failed"]
-    usage: dict[str, Any] = {}
-    for column in ("calls", "cache_hits", "prompt_tokens", "completion_tokens"):
-        usage[column] = int(pd.to_numeric(items[column]).sum()) if column in items else 0
-    if "cost" in items and items["cost"].notna().any():
-        usage["cost"] = float(pd.to_numeric(items["cost"]).sum())
-    else:
-        usage["cost"] = None
-    return {
-        "items": int(len(items)),
-        "ok": int((status == "ok").sum()),
-        "failed": int(len(failed)),
-        "failed_ids": [str(i) for i in failed["id"].tolist()[:100]] if len(failed) else [],
-        "failure_kinds": failed["error_type"].value_counts().to_dict() if len(failed) else {},
-        "usage": usage,
-    }
-
-
-def run_info(path: Path) -> dict[str, Any]:
-    """``{"run": {...}}`` from a run directory's manifest (judge, model, dataset, status), or ``{}``."""
-    from jurist.runner import MANIFEST
-
-    manifest_path = path / MANIFEST
-    if not (path.is_dir() and manifest_path.is_file()):
-        return {}
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    run = {key: manifest.get(key) for key in ("judge", "judge_fingerprint", "dataset", "status")}
-    run["model"] = manifest.get("config", {}).get("model")
-    return {"run": run}
-
-
-def write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) -> None:
-    """Write a scored run's exports into its directory, each through a temporary file."""
-    tmp = run_dir / "results.jsonl.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for result in results:
-            handle.write(result.model_dump_json() + "\n")
-    tmp.replace(run_dir / "results.jsonl")
-    table = scores.items
-    table.to_csv(run_dir / "items.csv.tmp", index=False)
-    (run_dir / "items.csv.tmp").replace(run_dir / "items.csv")
-    flat = table.copy()
-    for column in flat.columns:
-        if flat[column].map(lambda v: isinstance(v, list | dict)).any():
-            flat[column] = flat[column].map(lambda v: json.dumps(v, default=str) if v is not None else None)
-    flat.to_parquet(run_dir / "items.parquet.tmp", index=False)
-    (run_dir / "items.parquet.tmp").replace(run_dir / "items.parquet")
-    atomic_write_text(run_dir / "summary.json", json.dumps(scores.summary, indent=2, default=str))
-    atomic_write_text(run_dir / "report.md", scores.report)

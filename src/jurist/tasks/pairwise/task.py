@@ -83,7 +83,10 @@ class PairwiseOptions(BaseModel):
     resamples: int = Field(1000, ge=0, exclude=True, description=_RESAMPLES)
     seed: int = Field(0, exclude=True, description=_SEED)
     out: Path | None = Field(
-        None, exclude=True, description="Scoring: write the log, tables and summary into this directory."
+        None,
+        exclude=True,
+        description="Scoring: write the log, tables and summary into this directory.",
+        json_schema_extra={"aliases": ["-o"]},
     )
 
 
@@ -95,7 +98,11 @@ class PairwiseGoldOptions(BaseModel):
     num_options: int = Field(2, ge=2, le=4, description="Options the baseline chooses from.")
     resamples: int = Field(1000, ge=0, description=_RESAMPLES)
     seed: int = Field(0, description=_SEED)
-    out: Path | None = Field(None, description="Write the agreement tables into this directory.")
+    out: Path | None = Field(
+        None,
+        description="Write the agreement tables into this directory.",
+        json_schema_extra={"aliases": ["-o"]},
+    )
 
 
 def _num_options(options: BaseModel) -> int:
