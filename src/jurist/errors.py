@@ -1,12 +1,37 @@
-"""Every error jurist raises on purpose, each carrying what a user needs to fix it."""
+"""Every error jurist raises on purpose, each carrying what a user needs to fix it, and the
+one table of exit codes every ``jurist`` command shares."""
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    """What a ``jurist`` command's exit status means: the same for every command."""
+
+    OK = 0
+    """Success: everything asked for was done (and every gate, if any, passed)."""
+    GATE_FAILED = 1
+    """Done, but a quality gate was not met (``jurist gate``, ``calibrate --min-...``)."""
+    BAD_INPUT = 2
+    """Bad input, config or usage: nothing was judged past the problem; the message names it."""
+    FAILED_ITEMS = 3
+    """The run completed, but some items (or all) failed; they are recorded with their raw
+    answers and can be judged again with ``--retry-failed``."""
+    RUN_LOCKED = 4
+    """Another process is writing to the same run directory; nothing was touched."""
+    FATAL_PROVIDER = 5
+    """The provider refused every call (wrong key, unknown model, unreachable server): the run
+    stopped early; items already done are kept."""
+    INTERRUPTED = 130
+    """Interrupted (Ctrl-C); items already done are kept, the same command resumes."""
 
 
 class JuristError(Exception):
     """Base class of jurist's own errors; the CLI prints these without a traceback."""
+
+    exit_code: ExitCode = ExitCode.BAD_INPUT
 
 
 class InputError(JuristError):
@@ -48,6 +73,20 @@ class ConfigError(InputError):
 
 class RunDirectoryError(JuristError):
     """A run directory that cannot be used, e.g. one made with another config or dataset."""
+
+
+class RunLockedError(RunDirectoryError):
+    """Another live process holds the run directory's lock."""
+
+    exit_code = ExitCode.RUN_LOCKED
+
+
+class FatalProviderError(JuristError):
+    """A provider error no retry can fix (authentication, permission, unknown model, missing
+    key, bad ``api_base``, connection refused): the run stops at once instead of failing
+    item by item. The message names the config file, model and provider and what to do."""
+
+    exit_code = ExitCode.FATAL_PROVIDER
 
 
 class ArtifactError(JuristError):

@@ -46,11 +46,14 @@ def _register_commands() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI. Usage errors exit 2 (Click's rule); jurist's own errors print one line
-    on stderr and exit 2; a command's own failure status (e.g. a failed gate) is 1."""
+    """Run the CLI; its exit status follows :class:`jurist.errors.ExitCode` for every command.
+
+    jurist's own errors print one line on stderr (``error: ...``) and exit with their code
+    (bad input 2, run locked 4, fatal provider error 5); usage errors exit 2 (Click's rule).
+    """
     _register_commands()
     try:
         app(args=argv, standalone_mode=True)
     except JuristError as exc:
         typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(int(exc.exit_code))

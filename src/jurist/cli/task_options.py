@@ -39,7 +39,8 @@ def _flags(options: type[BaseModel]) -> dict[str, tuple[str, FieldInfo]]:
     for name, info in options.model_fields.items():
         flags["--" + name.replace("_", "-")] = (name, info)
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-        for alias in extra.get("aliases", []) or []:
+        aliases = extra.get("aliases")
+        for alias in aliases if isinstance(aliases, list) else []:
             flags[str(alias)] = (name, info)
     return flags
 

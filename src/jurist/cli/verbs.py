@@ -16,6 +16,7 @@ import typer
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
 from jurist.cli.task_options import split_task_arguments
+from jurist.errors import ExitCode
 from jurist.judges.config import JudgeConfig
 from jurist.tasks import Task, get_task, task_names
 
@@ -79,6 +80,13 @@ def judge_command(
     )
     for line in task.summary_lines(run):
         typer.echo(line)
+    failed = run.summary.get("failed") if isinstance(run.summary, dict) else None
+    if failed:
+        typer.echo(
+            f"{failed} item(s) failed (recorded with their raw answers; --retry-failed judges them again)",
+            err=True,
+        )
+        raise typer.Exit(int(ExitCode.FAILED_ITEMS))
 
 
 @app.command("score", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
