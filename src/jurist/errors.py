@@ -24,6 +24,8 @@ class ExitCode(IntEnum):
     FATAL_PROVIDER = 5
     """The provider refused every call (wrong key, unknown model, unreachable server): the run
     stopped early; items already done are kept."""
+    INTERNAL = 70
+    """A bug in jurist (an unexpected exception): one line, and the traceback with ``--debug``."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C); items already done are kept, the same command resumes."""
 

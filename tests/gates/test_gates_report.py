@@ -179,12 +179,18 @@ def test_unmatched_traces_are_counted_and_listed_up_to_a_limit(
 
 
 def test_nothing_matched_fails(gold_file: Writer, traces_file: Writer) -> None:
-    for traces in ([], [{"q": "Unknown?", "answer": "x"}]):
+    for traces in ([{"q": "Unknown?", "answer": "x"}],):
         report = score_traces(gold_file(), traces_file(traces))
         assert report.totals.traces == 0
         assert all(g.status is GateStatus.NA for g in report.gates)
         assert not report.passed and report.exit_code == 1
         assert "No trace matched a gold question" in render_markdown(report)
+
+
+def test_empty_trace_file_is_an_input_error(gold_file: Writer, traces_file: Writer) -> None:
+    # An empty file is bad input (exit 2), never a scored run with nothing in it.
+    with pytest.raises(InputError, match="no traces"):
+        score_traces(gold_file(), traces_file([]))
 
 
 def test_ambiguous_question_text_is_an_input_error(gold_file: Writer, traces_file: Writer) -> None:

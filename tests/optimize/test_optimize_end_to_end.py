@@ -135,7 +135,7 @@ def test_bootstrap_pairwise_through_the_cli_and_judge_with_the_artifact(
     prompts = [json.dumps(body["messages"]) for body in learning_server.bodies]
     demo_text = artifact.program["choose"]["demos"][0]["response_1"]
     assert all(demo_text in prompt for prompt in prompts)
-    run_dir = next((tmp_path / "runs").iterdir())
+    run_dir = tmp_path / "runs"  # --out is the run directory, as for every task
     with ResultStore(run_dir / RESULTS_DB) as store:
         assert store.counts() == {"ok": 6}
 

@@ -101,6 +101,7 @@ def test_subeval_table_never_shows_model_names_and_writes_records(llm_config, tm
             models=["gpt-3.5-turbo-1106", "gpt-4-0613"],
             progress=False,
             n_resamples=50,
+            subdirectory=True,  # a run directory named after the run, under out (as calibration uses)
         )
         prompts = " ".join(json.dumps(body["messages"]) for body in srv.bodies)
         assert "gpt-4-0613" not in prompts and "gpt-3.5-turbo-1106" not in prompts

@@ -43,7 +43,7 @@ def test_seed_option_wording() -> None:
         ("Choice: A\nReason: \n1. better", 4, "A"),
         ("Some preamble.\nChoice: D\nReason: both bad", 4, "D"),
         ("选择：B\n理由：", 4, "B"),
-        ("Choice: B then later Choice: A", 4, "B"),
+        ("Choice: B then later Choice: A", 4, None),  # two different choices: ambiguous, not the first
         ("choice: A", 4, None),
         ("Choice:A", 4, None),
         ("Choice: **A**", 4, None),

@@ -139,13 +139,13 @@ def test_unparseable_judgment_and_refused_answer_are_failed_not_scored(rgb_confi
         config = rgb_config.model_copy(
             update={"api_base": server.base_url, "concurrency": 1, "parse_retries": 1}
         )
-        server.inject(Fault(status=401))  # the first answer is refused by the provider
+        server.inject(Fault(status=400))  # the first answer is refused by the provider
         path = write_rgb(tmp_path / "data" / "en.json", plain_rows(3))
         setting = _setting(path, noise_rate=1.0, judge="rejection", set="rejection")
         run = run_rgb(setting, tmp_path / "out", config, judge_config=config, progress=False)
     scores = run.scores
     assert (scores["items"], scores["ok"], scores["failed"], scores["nums"]) == (3, 2, 1, 2)
-    assert scores["failed_ids"] == [0] and "Auth" in next(iter(scores["failure_kinds"]))
+    assert scores["failed_ids"] == [0] and "InvalidRequest" in next(iter(scores["failure_kinds"]))
     assert scores["judge"]["nums"] == 1 and scores["judge"]["failed"] == 1  # contest 1 unparseable
     assert len(run.predictions.read_text().splitlines()) == 2
 

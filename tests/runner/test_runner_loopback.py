@@ -102,14 +102,15 @@ def test_malformed_answer_becomes_failed_item_with_raw_text(llm_config, tmp_path
         assert srv.requests == 0
 
 
-def test_provider_refusal_is_recorded_not_raised(server, llm_config, tmp_path):
+def test_provider_refusal_of_one_item_is_recorded_not_raised(server, llm_config, tmp_path):
+    # A 400 (bad request) is about the item, not the config: it is recorded and the batch goes on.
     config = llm_config.model_copy(update={"concurrency": 1})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
-    server.inject(Fault(status=401))
+    server.inject(Fault(status=400))
     run = judge_ragbench(data, tmp_path / "run", config, progress=False)
     assert run.summary["ok"] == 2 and run.summary["failed"] == 1
     failed = run.items[run.items["status"] == "failed"].iloc[0]
-    assert "Auth" in failed["error_type"]
+    assert "InvalidRequest" in failed["error_type"]
     # A failed item is judged again on request.
     again = judge_ragbench(data, tmp_path / "run", config, retry_failed=True, progress=False)
     assert again.summary["ok"] == 3

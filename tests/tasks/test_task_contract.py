@@ -207,3 +207,13 @@ def test_prompt_prints_the_messages_without_calling_the_server(server, tmp_path:
 def test_prompt_of_a_task_without_an_llm_program_is_refused(shouting: Path):
     with pytest.raises(ConfigError, match="cannot run an LLM judge"):
         jurist.prompt("test-shouting", shouting)
+
+
+def test_prompt_needs_no_key_and_makes_no_cache(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.delenv("JURIST_PROMPT_KEY", raising=False)
+    config = tmp_path / "judge.yaml"
+    cache = tmp_path / "cache"
+    config.write_text(f"model: openai/some-model\napi_key_env: JURIST_PROMPT_KEY\ncache_dir: {cache}\n")
+    assert run_cli(["prompt", "ragbench", "sample:ragbench", "-c", str(config)]) == 0
+    assert "--- user ---" in capsys.readouterr().out
+    assert not cache.exists()

@@ -2,16 +2,29 @@
 
 The verbs over any task (``judge``, ``score``, ``prompt``, ``calibrate``, ``optimize``,
 ``tasks``) are in :mod:`jurist.cli.verbs`, ``calibrate`` and ``optimize``; ``gate`` and
-``rgb run`` are commands of one task each. ``main`` is the console-script entry point.
+``rgb run`` are commands of one task each. ``main`` is the console-script entry point: it
+turns every error into one line on stderr and the exit code of :class:`jurist.errors.ExitCode`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import sqlite3
 import sys
+import traceback
+from typing import NoReturn
 
 import typer
 
-from jurist.errors import JuristError
+from jurist.errors import ExitCode, JuristError
+
+BROKEN_PIPE = 141
+"""Exit status when the reader of standard output went away (the shell's 128 + SIGPIPE)."""
+
+# Help wraps to the terminal's width (``COLUMNS`` when set), never cut at Click's default 80.
+_HELP_WIDTH = {"max_content_width": 1000}
 
 app = typer.Typer(
     name="jurist",
@@ -19,7 +32,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings=_HELP_WIDTH,
 )
+
+_state = {"debug": False}
 
 
 def _version(value: bool) -> None:
@@ -30,30 +46,150 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@app.callback(context_settings=_HELP_WIDTH)
 def _root(
     show_version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    debug: bool = typer.Option(
+        False, "--debug", envvar="JURIST_DEBUG", help="Print the full traceback of an error."
+    ),
 ) -> None:
-    """LLM judges people can trust: judge, score, gate and optimize."""
+    """LLM judges people can trust: judge, score, gate and optimize.
+
+    Exit status: 0 ok, 1 a gate not met, 2 bad input or usage, 3 completed with failed
+    items, 4 run directory locked, 5 fatal provider error, 130 interrupted.
+    """
+    _state["debug"] = _state["debug"] or debug
 
 
 def _register_commands() -> None:
     # Imported for their side effect of adding commands to the app above: the verbs over
     # any task first, then the commands of one task's own (``gate``, ``rgb run``).
-    from jurist.cli import calibrate, gates, optimize, rgb, verbs  # noqa: F401
+    from jurist.cli import calibrate, gates, optimize, probe, rgb, verbs  # noqa: F401
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; its exit status follows :class:`jurist.errors.ExitCode` for every command.
+_OS_REASONS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "read-only file system",
+    errno.EISDIR: "is a directory; expected a file",
+    errno.ENOTDIR: "a part of the path is a file, not a directory",
+    errno.EEXIST: "already exists (and is not a directory)",
+    errno.ENOENT: "no such file or directory",
+    errno.ENOSPC: "no space left on the device",
+}
 
-    jurist's own errors print one line on stderr (``error: ...``) and exit with their code
-    (bad input 2, run locked 4, fatal provider error 5); usage errors exit 2 (Click's rule).
+
+def describe_error(exc: BaseException) -> tuple[str, int] | None:
+    """The one-line message and exit code of an error a user can act on, or ``None`` for a bug.
+
+    jurist's own errors carry both. Errors from the system and from libraries are described
+    here as a fallback, for those that escape the loaders: file system errors (permission,
+    read-only, a directory where a file is expected, ...), text that is not UTF-8, and a
+    ``results.sqlite`` that SQLite cannot read.
+    """
+    if isinstance(exc, JuristError):
+        return str(exc), int(exc.exit_code)
+    if isinstance(exc, UnicodeDecodeError):
+        return (
+            f"not UTF-8 text (byte offset {exc.start}: {exc.reason}); save the file as UTF-8",
+            int(ExitCode.BAD_INPUT),
+        )
+    if isinstance(exc, sqlite3.DatabaseError):
+        return (
+            f"a run's results.sqlite cannot be read ({exc}); it is truncated or not a jurist run: "
+            "move the run directory aside and judge again into a new --out (cached answers make "
+            "finished items free), or restore it from a backup",
+            int(ExitCode.BAD_INPUT),
+        )
+    if isinstance(exc, OSError):
+        reason = _OS_REASONS.get(exc.errno or -1) or exc.strerror or str(exc) or type(exc).__name__
+        names = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+        where = " -> ".join(names)
+        return (f"{where}: {reason}" if where else reason), int(ExitCode.BAD_INPUT)
+    return None
+
+
+def _interrupted_reported(exc: KeyboardInterrupt) -> bool:
+    """Whether the runner raised this interrupt after saying what was kept (its own message)."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame is not None and frame.tb_frame.f_globals.get("__name__", "").startswith("jurist.runner")
+
+
+def _fail(exc: BaseException, message: str, code: int) -> NoReturn:
+    if _state["debug"]:
+        traceback.print_exception(exc, file=sys.stderr)
+    typer.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _is(exc: BaseException, name: str) -> bool:
+    """Whether ``exc`` is Click's (or Typer's vendored Click's) exception class ``name``."""
+    return any(
+        kind.__name__ == name and kind.__module__.split(".")[0] in ("click", "typer")
+        for kind in type(exc).__mro__
+    )
+
+
+def _run(args: list[str]) -> int:
+    """Parse and run one command line, as Click's standalone mode does, but leave jurist's own
+    errors, other exceptions and Ctrl-C to :func:`main`."""
+    command = typer.main.get_command(app)
+    try:
+        with command.make_context("jurist", args) as ctx:
+            command.invoke(ctx)
+    except Exception as exc:
+        if _is(exc, "Exit"):
+            return int(getattr(exc, "exit_code", 0) or 0)
+        if _is(exc, "ClickException"):  # usage errors: Click's own message, exit 2
+            exc.show()  # type: ignore[attr-defined]
+            return int(getattr(exc, "exit_code", ExitCode.BAD_INPUT))
+        if _is(exc, "Abort"):
+            raise KeyboardInterrupt from exc
+        raise
+    return int(ExitCode.OK)
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Run the CLI and exit; the exit status follows :class:`jurist.errors.ExitCode` for every command.
+
+    Every error is one line on stderr, ``error: ...``, naming the file and, where known, the
+    line or row and the field; ``jurist --debug ...`` (or ``JURIST_DEBUG=1``) also prints the
+    traceback. Usage errors exit 2 (Click's rule). Ctrl-C exits 130 and says that the same
+    command resumes. An unexpected error (a bug) exits 70 and asks for a report.
     """
     _register_commands()
+    args = list(sys.argv[1:] if argv is None else argv)
+    # Known before parsing, so an error while parsing the command line honours it too.
+    first_command = next((i for i, arg in enumerate(args) if not arg.startswith("-")), len(args))
+    from_env = os.environ.get("JURIST_DEBUG", "") not in ("", "0")
+    _state["debug"] = from_env or "--debug" in args[:first_command]
     try:
-        app(args=argv, standalone_mode=True)
-    except JuristError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(int(exc.exit_code))
+        code = _run(args)
+    except KeyboardInterrupt as exc:
+        if _state["debug"]:
+            traceback.print_exception(exc, file=sys.stderr)
+        if not _interrupted_reported(exc):
+            typer.echo(
+                "interrupted: work already finished is kept; run the same command again to resume",
+                err=True,
+            )
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except Exception as exc:
+        if isinstance(exc, BrokenPipeError):  # e.g. `jurist tasks | head`: the reader left early
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(BROKEN_PIPE)
+        described = describe_error(exc)
+        if described is None:
+            _fail(
+                exc,
+                f"internal error: {type(exc).__name__}: {exc} (a bug in jurist; run again with "
+                "`jurist --debug ...` for the traceback, and please report it)",
+                int(ExitCode.INTERNAL),
+            )
+        _fail(exc, *described)
+    sys.exit(code)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +9,7 @@ import typer
 
 from jurist.cli import app
 from jurist.cli.verbs import TASK_ARGS, TASK_OPTIONS, TaskArgs, task_and_arguments
+from jurist.errors import ExitCode
 from jurist.report.calibrate import CalibrationThresholds, calibration_csv, calibration_markdown
 from jurist.tasks import calibrate
 
@@ -88,4 +88,4 @@ def calibrate_command(
             err=True,
         )
     if failed:
-        sys.exit(1)
+        raise typer.Exit(int(ExitCode.GATE_FAILED))

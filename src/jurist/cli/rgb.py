@@ -13,6 +13,7 @@ import typer
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
 from jurist.datasets.rgb import RGB_SEED
+from jurist.errors import ExitCode
 from jurist.judges.config import JudgeConfig
 from jurist.report.rgb import render_rgb_report
 from jurist.tasks.rgb import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, RGBOptions, run_suite
@@ -147,3 +148,10 @@ def rgb_run_command(
     typer.echo(f"report: {suite.report}")
     if suite.chart is not None:
         typer.echo(f"chart: {suite.chart}")
+    failed = int(suite.summary.get("failed") or 0)
+    if failed:
+        typer.echo(
+            f"{failed} item(s) failed (recorded with their raw answers; --retry-failed answers them again)",
+            err=True,
+        )
+        raise typer.Exit(int(ExitCode.FAILED_ITEMS))

@@ -7,7 +7,6 @@ Nothing here names a task: every command calls the task's hooks.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,8 +15,9 @@ import typer
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
 from jurist.cli.task_options import split_task_arguments
-from jurist.errors import ExitCode
+from jurist.errors import ExitCode, InputError
 from jurist.judges.config import JudgeConfig
+from jurist.report.jsonout import dumps
 from jurist.tasks import Task, get_task, task_names
 
 TASK_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -80,7 +80,7 @@ def judge_command(
     )
     for line in task.summary_lines(run):
         typer.echo(line)
-    failed = run.summary.get("failed") if isinstance(run.summary, dict) else None
+    failed = failed_count(run.summary)
     if failed:
         typer.echo(
             f"{failed} item(s) failed (recorded with their raw answers; --retry-failed judges them again)",
@@ -89,20 +89,46 @@ def judge_command(
         raise typer.Exit(int(ExitCode.FAILED_ITEMS))
 
 
+def failed_count(summary: Any) -> int:
+    """Failed items in a summary (a mapping, or a list of them for tasks that score several files)."""
+    entries = summary if isinstance(summary, list) else [summary]
+    total = 0
+    for entry in entries:
+        value = entry.get("failed") if isinstance(entry, dict) else None
+        total += int(value) if isinstance(value, int | float) and value == value else 0
+    return total
+
+
+def _item_count(summary: Any) -> int | None:
+    entries = summary if isinstance(summary, list) else [summary]
+    counts = [entry.get("items") for entry in entries if isinstance(entry, dict)]
+    known = [int(count) for count in counts if isinstance(count, int)]
+    return sum(known) if known and len(known) == len(counts) else None
+
+
 @app.command("score", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
 def score_command(
     arguments: TaskArgs = None,
     gold: Annotated[Path | None, typer.Option(help="Gold labels to compare with (matched by id).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Score a recorded run (no model is called) and print its report: jurist score TASK RUN."""
+    """Score a recorded run (no model is called) and print its report: jurist score TASK RUN.
+
+    Exit status 3 when the run holds failed items (they are listed, never scored).
+    """
     task, positional, values = task_and_arguments(arguments, ("RUN...",), "score")
     runs = [Path(p) for p in positional]
     scores = task.score(runs if len(runs) > 1 else runs[0], task.options(values), gold=gold)
+    if _item_count(scores.summary) == 0:
+        raise InputError("no judged items: nothing to score", path=runs[0])
     if as_json:
-        typer.echo(json.dumps(scores.summary, indent=2, allow_nan=False, default=str))
+        typer.echo(dumps(scores.summary))
     else:
         typer.echo(scores.report.rstrip("\n"))
+    failed = failed_count(scores.summary)
+    if failed:
+        typer.echo(f"{failed} item(s) failed and were not scored (`jurist judge --retry-failed`)", err=True)
+        raise typer.Exit(int(ExitCode.FAILED_ITEMS))
 
 
 @app.command("prompt", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
@@ -119,7 +145,7 @@ def prompt_command(
     task, positional, values = task_and_arguments(arguments, ("DATA",), "prompt")
     calls = prompt(task, positional[0], judge, row=row, options=values)
     if as_json:
-        typer.echo(json.dumps(calls, indent=2, ensure_ascii=False))
+        typer.echo(dumps(calls, ensure_ascii=False))
         return
     for call in calls:
         typer.echo(f"=== item {call['item']} ===")
@@ -163,7 +189,7 @@ def tasks_command(
         return
     described = [get_task(name).describe() for name in task_names()]
     if as_json:
-        typer.echo(json.dumps(described, indent=2, allow_nan=False, default=str))
+        typer.echo(dumps(described))
         return
     for entry in described:
         typer.echo(f"{entry['name']}  [{', '.join(entry['verbs'])}]  ({entry['source']})")
@@ -181,6 +207,6 @@ def tasks_show_command(
     task = get_task(name)
     description = task.describe()
     if as_json:
-        typer.echo(json.dumps(description, indent=2, allow_nan=False, default=str))
+        typer.echo(dumps(description))
     else:
         typer.echo("\n".join(_describe_lines(description)))

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from jurist.datasets.io import check_file, not_utf8, read_text
 from jurist.errors import ConfigError, InputError
 from jurist.metrics.gates import GateThresholds
 
@@ -182,12 +183,7 @@ def _json_lines(text: str, path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", path=path) from None
+    return read_text(path)
 
 
 def load_gold(path: str | Path) -> list[GoldQuestion]:
@@ -253,11 +249,10 @@ def iter_traces(path: str | Path) -> Iterator[TraceRecord]:
         InputError: A missing file, a line that is not a JSON object, or a bad field.
     """
     path = Path(path)
-    try:
-        handle = path.open("rb", buffering=1 << 20)
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
+    check_file(path)
+    handle = path.open("rb", buffering=1 << 20)
     loads = _loads
+    found = False
     new = tuple.__new__
     with handle:
         for line, raw in enumerate(handle, start=1):
@@ -269,6 +264,11 @@ def iter_traces(path: str | Path) -> Iterator[TraceRecord]:
                 if line == 1 and raw.startswith(_BOM):
                     obj = _bom_line(raw, path)
                 else:
+                    try:
+                        raw.decode("utf-8")
+                    except UnicodeDecodeError as bad:
+                        error = not_utf8(path, raw, bad, offset=handle.tell() - len(raw))
+                        raise InputError(error.reason, path=path, line=line) from None
                     raise InputError(f"invalid JSON: {exc}", path=path, line=line) from None
             if type(obj) is not dict:
                 raise InputError("expected a JSON object", path=path, line=line)
@@ -291,7 +291,10 @@ def iter_traces(path: str | Path) -> Iterator[TraceRecord]:
             citations = obj.get("citations")
             if citations is not None:
                 citations = _ids(citations, path, line, "citations")
+            found = True
             yield new(TraceRecord, (line, qid, question, answer, citations))
+    if not found:
+        raise InputError("no traces: the file is empty or holds only blank lines", path=path)
 
 
 def _bom_line(raw: bytes, path: Path) -> Any:

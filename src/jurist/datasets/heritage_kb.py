@@ -14,13 +14,14 @@ use a full export.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from jurist.datasets.io import sha256_file
+from jurist.datasets.io import read_text, sha256_file
 from jurist.errors import InputError
 
 __all__ = ["KB_SAMPLE", "KbEntry", "KnowledgeBase", "load_knowledge_base"]
@@ -118,7 +119,7 @@ def load_knowledge_base(path: str | Path | None = None) -> KnowledgeBase:
     if not file.is_file():
         raise InputError("knowledge base file not found", path=file)
     entries: dict[str, KbEntry] = {}
-    with open(file, encoding="utf-8", newline="") as handle:
+    with io.StringIO(read_text(file), newline="") as handle:
         reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(reader, None)
         if header is None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,23 +31,91 @@ def sha256_file(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def not_utf8(path: str | Path, data: bytes, exc: UnicodeDecodeError, *, offset: int = 0) -> InputError:
+    """The error for bytes that are not UTF-8: the file, the line, and the byte offset.
+
+    Args:
+        path: The file.
+        data: The bytes that failed to decode, read from the file's byte ``offset``.
+        exc: The decoding error (``exc.start`` indexes ``data``).
+        offset: Where ``data`` starts in the file.
+    """
+    position = offset + exc.start
+    line = data.count(b"\n", 0, exc.start) + 1
+    bad = data[exc.start : exc.start + 1].hex()
+    return InputError(
+        f"not UTF-8 text (byte 0x{bad} at byte offset {position}); save the file as UTF-8",
+        path=path,
+        line=line,
+    )
+
+
+def read_text(path: str | Path) -> str:
+    """A whole text file as UTF-8, a leading byte-order mark dropped, CRLF kept as is.
+
+    Raises:
+        InputError: The file is missing, a directory, or not UTF-8 (named with line and byte offset).
+    """
+    file = Path(path)
+    check_file(file)
+    data = file.read_bytes()
+    skip = len(BOM) if data.startswith(BOM) else 0
+    try:
+        return data[skip:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        error = not_utf8(file, data[skip:], exc, offset=skip)
+        raise error from None
+
+
+def iter_text_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Stream ``(line, text)`` from a UTF-8 file (a leading byte-order mark dropped).
+
+    Raises:
+        InputError: A line is not UTF-8 (named with its line number and byte offset).
+    """
+    file = Path(path)
+    check_file(file)
+    offset = 0
+    with open(file, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            skip = len(BOM) if number == 1 and raw.startswith(BOM) else 0
+            try:
+                text = raw[skip:].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                error = not_utf8(file, raw[skip:], exc, offset=offset + skip)
+                error = InputError(error.reason, path=file, line=number)
+                raise error from None
+            offset += len(raw)
+            yield number, text
+
+
+def check_file(file: Path) -> None:
+    """Raise the :class:`InputError` a user needs when ``file`` is missing or a directory."""
+    if file.is_dir():
+        raise InputError("is a directory; expected a file", path=file)
+    if not file.exists():
+        raise InputError("file not found", path=file)
+
+
 def iter_jsonl_values(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Stream ``(line, value)`` from a JSONL file; blank lines are skipped.
 
     Raises:
-        InputError: A line is not valid JSON (named by its number and column).
+        InputError: A line is not UTF-8 or not valid JSON (named by its number and column).
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=number
-                ) from None
-            yield number, value
+    for number, line in iter_text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=number
+            ) from None
+        yield number, value
 
 
 def _iter_jsonl(path: Path) -> Iterator[tuple[int, Record]]:
@@ -56,9 +126,11 @@ def _iter_jsonl(path: Path) -> Iterator[tuple[int, Record]]:
 
 
 def _iter_json(path: Path) -> Iterator[tuple[int, Record]]:
+    text = read_text(path)
+    if not text.strip():
+        return
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
     if isinstance(data, dict):
@@ -77,24 +149,32 @@ def _iter_json(path: Path) -> Iterator[tuple[int, Record]]:
 
 def _iter_delimited(path: Path, delimiter: str) -> Iterator[tuple[int, Record]]:
     csv.field_size_limit(1 << 30)
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter=delimiter)
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), delimiter=delimiter)
+    try:
         if reader.fieldnames is None:
             return
         for record in reader:
             if None in record:
                 raise InputError("row has more cells than the header", path=path, line=reader.line_num)
             yield reader.line_num, {key: value for key, value in record.items() if key is not None}
+    except csv.Error as exc:
+        raise InputError(f"not valid CSV/TSV ({exc})", path=path, line=reader.line_num or None) from None
 
 
 def _iter_parquet(path: Path) -> Iterator[tuple[int, Record]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     number = 0
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=1024):
-        for record in batch.to_pylist():
-            number += 1
-            yield number, record
+    try:
+        batches = pq.ParquetFile(path).iter_batches(batch_size=1024)
+        for batch in batches:
+            for record in batch.to_pylist():
+                number += 1
+                yield number, record
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        where = f" after row {number}" if number else ""
+        raise InputError(f"not a readable Parquet file{where} ({exc})", path=path) from None
 
 
 def _iter_xlsx(path: Path) -> Iterator[tuple[int, Record]]:
@@ -102,7 +182,15 @@ def _iter_xlsx(path: Path) -> Iterator[tuple[int, Record]]:
         import openpyxl
     except ImportError:
         raise InputError("reading XLSX needs openpyxl: pip install 'jurist[xlsx]'", path=path) from None
-    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    unreadable = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, TypeError, OSError)
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except unreadable as exc:
+        reason = str(exc) or type(exc).__name__
+        raise InputError(f"not a readable XLSX workbook ({reason})", path=path) from None
+    number = 1
     try:
         rows = workbook.active.iter_rows(values_only=True)
         header = next(rows, None)
@@ -116,30 +204,44 @@ def _iter_xlsx(path: Path) -> Iterator[tuple[int, Record]]:
                 number,
                 {name: ("" if cell is None else cell) for name, cell in zip(names, row, strict=False)},
             )
+    except unreadable as exc:
+        reason = str(exc) or type(exc).__name__
+        raise InputError(f"not a readable XLSX workbook ({reason})", path=path, line=number) from None
     finally:
         workbook.close()
+
+
+def _at_least_one(path: Path, records: Iterator[tuple[int, Record]]) -> Iterator[tuple[int, Record]]:
+    found = False
+    for entry in records:
+        found = True
+        yield entry
+    if not found:
+        raise InputError("no rows: the file is empty, holds only blank lines, or only a header", path=path)
 
 
 def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
     """Stream ``(line, record)`` pairs from a data file chosen by its suffix.
 
+    UTF-8 with or without a byte-order mark, LF or CRLF line ends. Blank lines are skipped.
+
     Raises:
-        InputError: The file is missing, of an unknown kind, or a line is not a record.
+        InputError: The file is missing, a directory, of an unknown kind, not UTF-8, corrupt
+            (XLSX, Parquet), holds no rows, or a line is not a record.
     """
     file = Path(path)
-    if not file.is_file():
-        raise InputError("file not found", path=file)
+    check_file(file)
     suffix = file.suffix.lower()
     if suffix == ".jsonl":
-        return _iter_jsonl(file)
+        return _at_least_one(file, _iter_jsonl(file))
     if suffix == ".json":
-        return _iter_json(file)
+        return _at_least_one(file, _iter_json(file))
     if suffix in (".csv", ".tsv"):
-        return _iter_delimited(file, "\t" if suffix == ".tsv" else ",")
+        return _at_least_one(file, _iter_delimited(file, "\t" if suffix == ".tsv" else ","))
     if suffix == ".parquet":
-        return _iter_parquet(file)
+        return _at_least_one(file, _iter_parquet(file))
     if suffix == ".xlsx":
-        return _iter_xlsx(file)
+        return _at_least_one(file, _iter_xlsx(file))
     raise InputError(f"unknown file kind {suffix!r}; use one of {', '.join(SUFFIXES)}", path=file)
 
 

@@ -445,7 +445,11 @@ def _pair_row(
 ) -> dict[str, Any]:
     def get(field: str) -> Any:
         column = mapping[field]
-        return row.get(column) if column is not None else None
+        value = row.get(column) if column is not None else None
+        if field != "label" and isinstance(value, dict | list):
+            kind = "a JSON object" if isinstance(value, dict) else "a list"
+            raise InputError(f"expected text, got {kind}", path=_where(path), line=number, field=column)
+        return value
 
     record: dict[str, Any] = {
         "id": _text(get("id")) or str(number),

@@ -49,7 +49,7 @@ from pydantic import (
     model_validator,
 )
 
-from jurist.datasets.io import iter_jsonl_values, iter_records, sha256_file
+from jurist.datasets.io import BOM, check_file, iter_jsonl_values, iter_records, read_text, sha256_file
 from jurist.errors import ConfigError, InputError
 
 Language = Literal["en", "zh"]
@@ -166,7 +166,7 @@ _ROW_MODEL: dict[RGBKind, type[RGBRow]] = {
 
 def _iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
     if not isinstance(data, list):
@@ -184,9 +184,10 @@ def _iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _iter_any_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """JSON values with their line numbers, from a JSONL file or a JSON list."""
-    with open(path, encoding="utf-8") as handle:
-        head = handle.read(4096).lstrip()
-    if head.startswith("["):
+    check_file(path)
+    with open(path, "rb") as handle:
+        head = handle.read(4096).removeprefix(BOM).lstrip()
+    if head.startswith(b"["):
         yield from _iter_json_list(path)
         return
     yield from iter_jsonl_values(path)

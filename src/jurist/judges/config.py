@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from jurist.errors import ConfigError
 
@@ -78,6 +78,20 @@ class JudgeConfig(BaseModel):
     program: Path | None = None
     """Path of a compiled-program artifact (from ``jurist optimize``) to run instead of the
     uncompiled judge."""
+
+    _source: Path | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Path | None:
+        """The YAML file this config was read from (``None`` for defaults or a config built in
+        code). Error messages name it; it is never part of :meth:`fingerprint` or of any dump,
+        so the same judge read from two files is the same judge."""
+        return self._source
+
+    def with_source(self, path: str | Path | None) -> JudgeConfig:
+        """Record ``path`` as the file this config came from (see :attr:`source`); returns ``self``."""
+        self._source = Path(path) if path is not None else None
+        return self
 
     @field_validator("model")
     @classmethod
@@ -169,6 +183,9 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
             (the offline baseline judge).
         overrides: Field values that replace the file's (``None`` values are ignored).
 
+    The file's path is kept on the config (:attr:`JudgeConfig.source`) so that a provider
+    error can name the file to fix.
+
     Raises:
         ConfigError: The file is missing, is not a YAML mapping, or a field is invalid; the
             message names the file, the line and the field.
@@ -200,4 +217,4 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     for name in overridden:
         values[name] = (overrides or {})[name]
         lines.pop(name, None)
-    return make_config(values, path=file_path, lines=lines, overridden=overridden)
+    return make_config(values, path=file_path, lines=lines, overridden=overridden).with_source(file_path)

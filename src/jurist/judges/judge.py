@@ -5,8 +5,16 @@ A judge turns an item's inputs into a JSON-ready output dict, or raises
 
 - :class:`LLMJudge` runs a DSPy program with a configured LM: transient provider failures
   are retried with capped backoff (:mod:`jurist.judges.retry`); an answer that cannot be
-  parsed is asked again, bypassing the cache, ``parse_retries`` times.
+  parsed is asked again, bypassing the cache, ``parse_retries`` times. A provider problem
+  no retry can fix (wrong key, unknown model, unreachable server) raises
+  :class:`jurist.errors.FatalProviderError`, which stops the whole run.
 - :class:`BaselineJudge` runs an offline rule-based function; it never calls a model.
+
+A failed item is never served from the cache: the answers of an attempt are written to the
+response cache only once the attempt's answer was accepted, and an answer the cache served
+that fails to parse is evicted and asked of the provider again. So ``--retry-failed``
+always reaches the provider, and a later run into a new directory does not replay a bad
+answer either.
 """
 
 from __future__ import annotations
@@ -24,8 +32,8 @@ from pydantic import BaseModel, ValidationError
 
 from jurist.judges.adapters import make_adapter
 from jurist.judges.config import JudgeConfig
-from jurist.judges.lm import UsageMeter, build_lm, metering, with_rollout
-from jurist.judges.retry import provider_retrying
+from jurist.judges.lm import UsageMeter, build_lm, fatal_provider_error, metering, with_rollout
+from jurist.judges.retry import provider_problem, provider_retrying
 from jurist.schemas import Usage
 
 
@@ -119,24 +127,53 @@ class LLMJudge:
         raise AssertionError("unreachable: tenacity re-raises the last error")
 
     async def judge(self, inputs: dict[str, Any]) -> Judgment:
+        """Judge one item.
+
+        Each attempt's answers are held back from the response cache and written only when
+        the answer parsed and passed ``postprocess``. An attempt whose answer came (even in
+        part) from the cache and failed is not counted against ``parse_retries``: the cached
+        entries are evicted and the same attempt is asked of the provider, once.
+
+        Raises:
+            JudgeFailure: The answer could not be parsed after every parse retry, or the
+                provider failed after every retry, or the program failed.
+            FatalProviderError: The provider refused in a way no retry can fix.
+        """
         attempts = 0
-        with metering() as meter:
-            for parse_attempt in range(self.config.parse_retries + 1):
+        with metering(hold_cache_writes=True) as meter:
+            parse_attempt = 0
+            asked_again = False
+            while parse_attempt <= self.config.parse_retries:
                 attempts += 1
+                meter.begin_attempt()
                 lm = with_rollout(self.lm, parse_attempt)
                 try:
                     prediction = await self._call(lm, inputs)
                 except AdapterParseError as exc:
                     last: BaseException = exc
-                    continue
                 except Exception as exc:  # provider failure after retries, or a program bug
+                    problem = provider_problem(exc)
+                    if problem is not None:
+                        raise fatal_provider_error(self.config, problem) from exc
                     raise self._failure(exc, meter, attempts) from exc
-                try:
-                    output = _as_dict(self.postprocess(prediction, inputs))
-                except (ValueError, ValidationError) as exc:  # OutputError is a ValueError
-                    last = exc
+                else:
+                    try:
+                        output = _as_dict(self.postprocess(prediction, inputs))
+                    except (ValueError, ValidationError) as exc:  # OutputError is a ValueError
+                        last = exc
+                    else:
+                        await asyncio.to_thread(meter.commit_cache)
+                        return Judgment(output=output, raw=meter.raw, usage=meter.usage(), attempts=attempts)
+                meter.drop_held()
+                if meter.served and not asked_again:
+                    # A cached answer that does not parse is no answer: evict it and ask the provider.
+                    await asyncio.to_thread(meter.evict_served)
+                    asked_again = True
                     continue
-                return Judgment(output=output, raw=meter.raw, usage=meter.usage(), attempts=attempts)
+                if meter.served:
+                    await asyncio.to_thread(meter.evict_served)
+                parse_attempt += 1
+                asked_again = False
             raise self._failure(last, meter, attempts, parse=True) from last
 
     def _failure(

@@ -11,31 +11,62 @@ Facts this module is built around (DSPy 3.4 / LiteLLM 1.106):
   cached bad answer instead of repeating it.
 - ``save_program=True`` would pickle the API key; jurist never uses it, and the key, read
   from the environment, never leaves the LM object.
+- DSPy caches every answer, including one that cannot be parsed, so a re-run (or
+  ``--retry-failed``) would replay the bad answer forever. jurist's cache
+  (:class:`JuristCache`) lets a judge *hold* the writes of an attempt
+  (:attr:`UsageMeter.hold_cache_writes`): they reach the cache only when the attempt's
+  answer was accepted (:meth:`UsageMeter.commit_cache`), and are dropped otherwise. An
+  answer the cache served that then fails to parse (written by an older jurist, or by code
+  that did not hold its writes) is evicted (:meth:`UsageMeter.evict_served`).
+- DSPy reports only answered calls; a request that got a 429, a 500 or timed out is not in
+  its usage. :class:`JudgeLM` counts those too, so ``Usage.calls`` is every request the
+  provider received.
+- A damaged shard of the disk cache (an SQLite file of DSPy's ``diskcache.FanoutCache``)
+  would stop every judge at start-up. It is moved aside with a warning and rebuilt empty
+  (:func:`configure_cache`); a read that hits damage later is a cache miss.
 """
 
 from __future__ import annotations
 
 import contextvars
 import hashlib
+import logging
 import os
+import re
+import sqlite3
 import threading
+import time
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dspy
+from dspy.clients.cache import Cache
 
-from jurist.errors import ConfigError
+from jurist.errors import ConfigError, FatalProviderError
 from jurist.judges.config import JudgeConfig
+from jurist.judges.retry import ProviderProblem, reached_provider
 from jurist.schemas import Usage
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
 class UsageMeter:
-    """Counts the LM calls made while it is active (see :func:`metering`)."""
+    """Counts the LM calls made while it is active (see :func:`metering`).
+
+    ``calls`` is every request the provider received: answered ones, and failed ones that
+    reached it (429, 500, timeout, 401, ...; see :func:`jurist.judges.retry.reached_provider`).
+    ``failed_calls`` is the part of ``calls`` that failed. ``cache_hits`` are answers served
+    from the cache; tokens and cost are summed over answered provider calls.
+
+    With ``hold_cache_writes``, answers are not written to the response cache when they
+    arrive but held until :meth:`commit_cache` (the attempt's answer was accepted) or dropped
+    by :meth:`drop_held` (it was not): an unparseable answer never enters the cache.
+    """
 
     calls: int = 0
     cache_hits: int = 0
@@ -43,8 +74,13 @@ class UsageMeter:
     completion_tokens: int = 0
     cost: float | None = None
     raw: list[str] = field(default_factory=list)
+    failed_calls: int = 0
+    hold_cache_writes: bool = False
+    held: list[tuple[JuristCache, str, Any, bool]] = field(default_factory=list)
+    served: list[tuple[JuristCache, str]] = field(default_factory=list)
 
     def record(self, entry: dict[str, Any]) -> None:
+        """Count one finished LM call from its DSPy history entry."""
         usage = entry.get("usage") or {}
         if usage:
             self.calls += 1
@@ -60,6 +96,12 @@ class UsageMeter:
             if text is not None:
                 self.raw.append(str(text))
 
+    def record_failure(self, exc: BaseException) -> None:
+        """Count a call that raised, if the request reached the provider."""
+        if reached_provider(exc):
+            self.calls += 1
+            self.failed_calls += 1
+
     def usage(self) -> Usage:
         return Usage(
             calls=self.calls,
@@ -69,14 +111,42 @@ class UsageMeter:
             cost=self.cost,
         )
 
+    def begin_attempt(self) -> None:
+        """Forget the held writes and served keys of an earlier attempt."""
+        self.held.clear()
+        self.served.clear()
+
+    def commit_cache(self) -> None:
+        """Write the held answers of an accepted attempt to the cache (blocking disk I/O)."""
+        held, self.held = self.held, []
+        for cache, key, value, memory in held:
+            cache.write(key, value, memory=memory)
+        self.served.clear()
+
+    def drop_held(self) -> None:
+        """Drop the held answers of an attempt whose answer was not accepted."""
+        self.held.clear()
+
+    def evict_served(self) -> int:
+        """Delete the cache entries that served this attempt (blocking disk I/O); return how many."""
+        served, self.served = self.served, []
+        for cache, key in served:
+            cache.evict(key)
+        return len(served)
+
 
 _meter: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("jurist_usage_meter", default=None)
 
 
 @contextmanager
-def metering() -> Iterator[UsageMeter]:
-    """Attribute every LM call made in this context (thread or asyncio task) to a new meter."""
-    meter = UsageMeter()
+def metering(*, hold_cache_writes: bool = False) -> Iterator[UsageMeter]:
+    """Attribute every LM call made in this context (thread or asyncio task) to a new meter.
+
+    Args:
+        hold_cache_writes: Hold the answers back from the response cache until the caller
+            commits them (see :class:`UsageMeter`).
+    """
+    meter = UsageMeter(hold_cache_writes=hold_cache_writes)
     token = _meter.set(meter)
     try:
         yield meter
@@ -88,7 +158,9 @@ class JudgeLM(dspy.LM):
     """A ``dspy.LM`` that reports each call to the active :class:`UsageMeter`.
 
     It keeps no history of its own (DSPy's history would grow with every judged item); the
-    raw text of each answer goes to the meter, and from there into the item's result.
+    raw text of each answer goes to the meter, and from there into the item's result. A
+    call that fails is counted too when its request reached the provider, so the meter's
+    ``calls`` equal the requests the provider received.
     """
 
     def update_history(self, entry: dict[str, Any]) -> None:
@@ -96,25 +168,201 @@ class JudgeLM(dspy.LM):
         if meter is not None:
             meter.record(entry)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except Exception as exc:
+            _record_failure(exc)
+            raise
+
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().acall(*args, **kwargs)
+        except Exception as exc:
+            _record_failure(exc)
+            raise
+
+
+def _record_failure(exc: BaseException) -> None:
+    meter = _meter.get()
+    if meter is not None:
+        meter.record_failure(exc)
+
+
+class JuristCache(Cache):
+    """DSPy's response cache, with writes a judge can hold back and entries it can evict.
+
+    Inside :func:`metering` with ``hold_cache_writes``, :meth:`put` keeps the answer on the
+    meter instead of writing it; the judge commits it once the answer parsed. Every answer
+    served to a metered call is noted on the meter, so the judge can evict it if it turns
+    out not to parse. Without an active meter it behaves exactly like DSPy's cache. A read
+    that hits a damaged shard is logged once and treated as a miss.
+    """
+
+    _warned_damage = False
+
+    def get(self, request: dict[str, Any], ignored_args_for_cache_key: list[str] | None = None) -> Any:
+        try:
+            value = super().get(request, ignored_args_for_cache_key)
+        except sqlite3.DatabaseError as exc:
+            if not self._warned_damage:
+                self._warned_damage = True
+                logger.warning(
+                    "the response cache in %s is damaged (%s); skipping it", self.disk_cache_dir, exc
+                )
+            return None
+        meter = _meter.get()
+        if value is not None and meter is not None:
+            with suppress(Exception):
+                meter.served.append((self, self.cache_key(request, ignored_args_for_cache_key)))
+        return value
+
+    def put(
+        self,
+        request: dict[str, Any],
+        value: Any,
+        ignored_args_for_cache_key: list[str] | None = None,
+        enable_memory_cache: bool = True,
+    ) -> None:
+        meter = _meter.get()
+        if meter is None or not meter.hold_cache_writes:
+            super().put(request, value, ignored_args_for_cache_key, enable_memory_cache)
+            return
+        try:
+            key = self.cache_key(request, ignored_args_for_cache_key)
+        except Exception:
+            return  # DSPy skips values it cannot key, too
+        meter.held.append((self, key, value, enable_memory_cache))
+
+    def write(self, key: str, value: Any, *, memory: bool = True) -> None:
+        """Store ``value`` under ``key`` (a key from :meth:`cache_key`)."""
+        if memory and self.enable_memory_cache:
+            with self._lock:
+                self.memory_cache[key] = value
+        if self.enable_disk_cache:
+            try:
+                self.disk_cache.set(key, value)
+            except Exception as exc:
+                logger.debug("could not write a response to the disk cache: %s", exc)
+
+    def evict(self, key: str) -> None:
+        """Delete the entry under ``key`` from memory and disk."""
+        if self.enable_memory_cache:
+            with self._lock:
+                self.memory_cache.pop(key, None)
+        if self.enable_disk_cache:
+            try:
+                self.disk_cache.delete(key)
+            except Exception as exc:
+                logger.debug("could not delete a response from the disk cache: %s", exc)
+
 
 _cache_lock = threading.Lock()
 _cache_dir_in_use: Path | None = None
 
 
-def configure_cache(cache_dir: Path) -> None:
-    """Point DSPy's response cache at ``cache_dir`` (disk only); done once per directory.
+def _shard_is_damaged(db: Path) -> str | None:
+    try:
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        row = connection.execute("PRAGMA quick_check(1)").fetchone()
+        return None if row and row[0] == "ok" else str(row[0] if row else "no answer")
+    except sqlite3.Error as exc:
+        return str(exc)
+    finally:
+        connection.close()
 
-    DSPy's in-memory layer keeps every response of the process (up to a million), so a
-    long batch would grow without bound; the disk cache alone serves re-runs.
+
+def repair_cache_dir(cache_dir: Path) -> list[Path]:
+    """Move every damaged SQLite shard of the disk cache in ``cache_dir`` aside; return them.
+
+    A shard is damaged when SQLite cannot open it or its quick check fails (a truncated or
+    overwritten file). It is renamed to ``cache.db.damaged-<time>`` (with its ``-wal`` and
+    ``-shm`` files removed) and a warning is logged; diskcache creates an empty shard in its
+    place, so only that shard's answers are asked again.
+    """
+    moved: list[Path] = []
+    for db in sorted(cache_dir.glob("**/cache.db")):
+        reason = _shard_is_damaged(db)
+        if reason is None:
+            continue
+        target = db.with_name(f"cache.db.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            db.replace(target)
+        except OSError:
+            continue
+        for suffix in ("-wal", "-shm"):
+            with suppress(OSError):
+                db.with_name("cache.db" + suffix).unlink()
+        logger.warning(
+            "response cache shard %s is damaged (%s): moved it to %s and starting that shard empty",
+            db,
+            reason,
+            target.name,
+        )
+        moved.append(target)
+    return moved
+
+
+def configure_cache(cache_dir: Path) -> None:
+    """Point DSPy's response cache at ``cache_dir`` (disk only, a :class:`JuristCache`).
+
+    Done once per directory and process. DSPy's in-memory layer keeps every response of the
+    process (up to a million), so a long batch would grow without bound; the disk cache
+    alone serves re-runs. A damaged shard is moved aside with a warning and rebuilt empty
+    (:func:`repair_cache_dir`), and the run goes on.
+
+    Raises:
+        ConfigError: The cache directory cannot be created or opened even after repair.
     """
     global _cache_dir_in_use
     resolved = cache_dir.expanduser().resolve()
     with _cache_lock:
-        if _cache_dir_in_use == resolved:
+        if _cache_dir_in_use == resolved and isinstance(dspy.cache, JuristCache):
             return
-        resolved.mkdir(parents=True, exist_ok=True)
-        dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=False, disk_cache_dir=str(resolved))
+        try:
+            resolved.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot create the cache directory: {exc.strerror or exc}", path=resolved
+            ) from None
+        cache = _open_cache(resolved)
+        with getattr(dspy, "_cache_lock", threading.Lock()):
+            dspy.cache = cache
         _cache_dir_in_use = resolved
+
+
+def _open_cache(directory: Path) -> JuristCache:
+    from dspy.clients import DISK_CACHE_LIMIT
+
+    def build() -> JuristCache:
+        return JuristCache(
+            enable_disk_cache=True,
+            enable_memory_cache=False,
+            disk_cache_dir=str(directory),
+            disk_size_limit_bytes=DISK_CACHE_LIMIT,
+        )
+
+    try:
+        return build()
+    except sqlite3.DatabaseError:
+        if not repair_cache_dir(directory):
+            raise ConfigError(
+                "the response cache cannot be opened; delete the directory (it only holds cached answers)",
+                path=directory,
+                field="cache_dir",
+            ) from None
+    try:
+        return build()
+    except sqlite3.DatabaseError as exc:
+        raise ConfigError(
+            f"the response cache cannot be opened ({exc}); "
+            "delete the directory (it only holds cached answers)",
+            path=directory,
+            field="cache_dir",
+        ) from None
 
 
 def cache_salt(config: JudgeConfig) -> int:
@@ -125,14 +373,88 @@ def cache_salt(config: JudgeConfig) -> int:
     return int.from_bytes(digest[:6], "big") * 1000
 
 
+_KEY_VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "azure": "AZURE_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "fireworks_ai": "FIREWORKS_AI_API_KEY",
+    "xai": "XAI_API_KEY",
+}
+
+
+def _provider(config: JudgeConfig) -> str:
+    return config.model.split("/", 1)[0] if "/" in config.model else "openai"
+
+
+def _key_variable(config: JudgeConfig) -> str:
+    if config.api_key_env:
+        return config.api_key_env
+    return _KEY_VARIABLES.get(
+        _provider(config), "the provider's API-key variable (or name one in api_key_env)"
+    )
+
+
+_WHAT = {
+    "auth": "the provider refused the API key (authentication failed)",
+    "permission": "the API key may not use this model (permission denied)",
+    "model": "the provider does not know this model (not found)",
+    "missing_key": "no API key is set",
+    "bad_url": "the server address cannot be used",
+    "unreachable": "nothing answers at the server address (connection refused)",
+}
+
+
+_KEY_SHAPED = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+\S+)")
+
+
+def _redact(text: str, config: JudgeConfig) -> str:
+    """``text`` without the configured API key or anything key-shaped (a provider may echo it)."""
+    for variable in {config.api_key_env, _KEY_VARIABLES.get(_provider(config))} - {None}:
+        secret = os.environ.get(str(variable))
+        if secret:
+            text = text.replace(secret, "***")
+    return _KEY_SHAPED.sub("***", text)
+
+
+def fatal_provider_error(config: JudgeConfig, problem: ProviderProblem) -> FatalProviderError:
+    """The one-line error that stops a run on a provider problem no retry can fix.
+
+    It names the config file (:attr:`JudgeConfig.source`), the model, the provider (the
+    model's prefix and ``api_base``) and what to do.
+    """
+    where = f"config {config.source}" if config.source else "config from the command line and defaults"
+    server = config.api_base or "the provider's default address"
+    todo = {
+        "auth": f"set {_key_variable(config)} to a valid key for {_provider(config)}",
+        "permission": f"use a key allowed to call {config.model!r}, or check the model name",
+        "model": f"check the model name {config.model!r} (and api_base: is it the server that serves it?)",
+        "missing_key": f"set {_key_variable(config)} in the environment",
+        "bad_url": "check api_base: it must be a reachable URL such as http://localhost:8000/v1",
+        "unreachable": f"start the server at {server}, or check api_base",
+    }[problem.kind]
+    detail = _redact(problem.detail.replace("\n", " "), config)
+    if len(detail) > 200:
+        detail = detail[:197] + "..."
+    return FatalProviderError(
+        f"{_WHAT[problem.kind]}: model {config.model!r}, provider {_provider(config)} at {server} "
+        f"({where}); {todo}. The run stopped; items already judged are kept. [{detail}]"
+    )
+
+
 def _api_key(config: JudgeConfig) -> str | None:
     if not config.api_key_env:
         return None
     key = os.environ.get(config.api_key_env)
     if not key:
-        raise ConfigError(
-            f"environment variable {config.api_key_env} is not set (it should hold the API key)",
-            field="api_key_env",
+        raise fatal_provider_error(
+            config, ProviderProblem("missing_key", f"environment variable {config.api_key_env} is not set")
         )
     return key
 
@@ -141,8 +463,10 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
     """Build the LM a judge config describes.
 
     Raises:
-        ConfigError: The config names the baseline judge (which has no LM) or an API-key
-            variable that is not set, or DSPy refuses the model string.
+        ConfigError: The config names the baseline judge (which has no LM), or DSPy refuses
+            the model string.
+        FatalProviderError: ``api_key_env`` names a variable that is not set (exit code 5,
+            the same as a key the provider refuses).
     """
     if config.is_baseline:
         raise ConfigError("the baseline judge uses no LM", field="model")
@@ -150,12 +474,12 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     # rollout_id salts the cache key only; DSPy warns on every call that it does not change sampling.
     warnings.filterwarnings("ignore", message="rollout_id has no effect")
+    key = _api_key(config)  # before anything is created on disk
     if config.cache:
         configure_cache(config.cache_dir)
     kwargs: dict[str, Any] = {"timeout": config.timeout}
     if config.api_base:
         kwargs["api_base"] = config.api_base
-    key = _api_key(config)
     if key:
         kwargs["api_key"] = key
     salt = cache_salt(config)

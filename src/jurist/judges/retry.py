@@ -1,16 +1,156 @@
-"""Retries of transient provider failures: capped exponential backoff that honours Retry-After.
+"""Retries of transient provider failures, and recognition of the failures no retry can fix.
 
-Rate limits, server errors, timeouts and transport errors are retried; authentication,
-invalid requests and context-length errors are not (retrying cannot fix them).
+Rate limits, server errors, timeouts and transport errors are retried with capped
+exponential backoff that honours Retry-After. Invalid requests and context-length errors
+are not retried (the item is recorded as failed). A *fatal* provider problem
+(:func:`provider_problem`: wrong key, no permission, unknown model, missing key, a bad or
+unreachable ``api_base``) is never retried either: it would fail the same way for every
+item, so the judge stops the whole run with one :class:`jurist.errors.FatalProviderError`.
+
+jurist may not import LiteLLM (an import-linter contract), so errors are recognised by the
+classes DSPy raises (``dspy.utils.exceptions``), by the names of the classes in the chain
+of causes (LiteLLM's and the OpenAI SDK's ``AuthenticationError``, ``NotFoundError``, ...),
+by HTTP status codes, and by the standard library's ``ConnectionRefusedError`` and
+``socket.gaierror``.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+import re
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from dspy.utils.exceptions import is_retryable_lm_error
+from dspy.utils.exceptions import (
+    LMAuthError,
+    LMConfigurationError,
+    LMNotConfiguredError,
+    LMUnsupportedModelError,
+    is_retryable_lm_error,
+)
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+ProblemKind = Literal["auth", "permission", "model", "missing_key", "bad_url", "unreachable"]
+
+_AUTH_NAMES = {"AuthenticationError", "AuthError", "LMAuthError"}
+_PERMISSION_NAMES = {"PermissionDeniedError"}
+_MODEL_NAMES = {"NotFoundError", "UnsupportedModelError", "LMUnsupportedModelError"}
+_MISSING_KEY_NAMES = {"MissingCredentialError", "LMNotConfiguredError"}
+_BAD_URL_NAMES = {
+    "InvalidURL",
+    "InvalidUrlClientError",
+    "UnsupportedProtocol",
+    "MissingSchema",
+    "InvalidSchema",
+}
+_MISSING_KEY_TEXT = re.compile(
+    r"missing credentials|no api key found|api_key client option must be set|api key is required", re.I
+)
+_BAD_URL_TEXT = re.compile(
+    r"url missing scheme|unsupported protocol|invalid url|request url is missing", re.I
+)
+
+
+@dataclass(frozen=True)
+class ProviderProblem:
+    """A provider failure that no retry can fix, and what kind it is.
+
+    Attributes:
+        kind: ``auth`` (401), ``permission`` (403), ``model`` (404 / unknown model),
+            ``missing_key``, ``bad_url`` (not a URL, or its host does not resolve),
+            ``unreachable`` (connection refused).
+        detail: The first line of the most specific error message in the chain.
+    """
+
+    kind: ProblemKind
+    detail: str
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _names(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def _status(exc: BaseException) -> int | None:
+    for attribute in ("status_code", "status"):
+        value = getattr(exc, attribute, None)
+        if isinstance(value, int) and 100 <= value < 600:
+            return value
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def provider_problem(exc: BaseException) -> ProviderProblem | None:
+    """The fatal provider problem ``exc`` shows, or ``None`` for any other failure.
+
+    The whole chain of causes is searched, so the same problem is recognised from DSPy's
+    built-in client and from LiteLLM (whose 403 arrives as a generic ``APIError`` wrapping
+    the OpenAI SDK's ``PermissionDeniedError``, and whose connection errors arrive as a
+    500 wrapping the socket's ``ConnectionRefusedError``). Timeouts, rate limits, server
+    errors and invalid requests are not fatal.
+    """
+    chain = list(_chain(exc))
+    statuses = {status for link in chain if (status := _status(link)) is not None}
+    names: set[str] = set()
+    for link in chain:
+        names |= _names(link)
+    # Words are read only where no provider answered with a 4xx status: a 400 whose message
+    # mentions "invalid url" (say, of an image) is the item's problem, not the config's.
+    answered = any(400 <= status < 500 for status in statuses)
+    texts = [] if answered else [str(link) for link in chain]
+
+    def detail(*wanted: type[BaseException] | str) -> str:
+        for link in reversed(chain):
+            if any(isinstance(link, w) if isinstance(w, type) else w in _names(link) for w in wanted):
+                return _first_line(link)
+        return _first_line(exc)
+
+    if (
+        isinstance(exc, LMNotConfiguredError)
+        or names & _MISSING_KEY_NAMES
+        or any(_MISSING_KEY_TEXT.search(text) for text in texts)
+    ):
+        return ProviderProblem("missing_key", detail(*_MISSING_KEY_NAMES, "OpenAIError"))
+    if any(isinstance(link, ConnectionRefusedError) for link in chain):
+        return ProviderProblem("unreachable", detail(ConnectionRefusedError))
+    if any(isinstance(link, socket.gaierror) for link in chain):
+        return ProviderProblem("bad_url", detail(socket.gaierror))
+    if names & _BAD_URL_NAMES or any(_BAD_URL_TEXT.search(text) for text in texts):
+        return ProviderProblem("bad_url", detail(*_BAD_URL_NAMES))
+    if 403 in statuses or names & _PERMISSION_NAMES:
+        return ProviderProblem("permission", detail(*_PERMISSION_NAMES, "AuthError"))
+    if 401 in statuses or isinstance(exc, LMAuthError) or names & _AUTH_NAMES:
+        return ProviderProblem("auth", detail(*_AUTH_NAMES))
+    if 404 in statuses or isinstance(exc, LMUnsupportedModelError) or names & _MODEL_NAMES:
+        return ProviderProblem("model", detail(*_MODEL_NAMES, "InvalidRequestError"))
+    return None
+
+
+def reached_provider(exc: BaseException) -> bool:
+    """Whether a failed call was sent to the provider (it then counts as a provider call).
+
+    Calls refused before anything was sent are not: a missing key or other configuration
+    error, a URL that is not one, a host that does not resolve, a refused connection.
+    Everything else (rate limits, server errors, timeouts, refusals such as 401) was.
+    """
+    if isinstance(exc, LMConfigurationError | TypeError | ValueError):
+        return False
+    problem = provider_problem(exc)
+    return problem is None or problem.kind not in ("missing_key", "bad_url", "unreachable")
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:
@@ -19,10 +159,7 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     DSPy's built-in client puts it on the error; under LiteLLM it is only on the original
     exception's HTTP response, so the chain of causes is searched too.
     """
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in _chain(exc):
         hint = getattr(current, "retry_after", None)
         if isinstance(hint, int | float) and hint >= 0:
             return float(hint)
@@ -38,12 +175,17 @@ def retry_after_seconds(exc: BaseException) -> float | None:
                     return max(0.0, float(value))
                 except (TypeError, ValueError):
                     pass
-        current = current.__cause__ or current.__context__
     return None
 
 
 def is_transient(exc: BaseException) -> bool:
-    """True for failures worth retrying: rate limit, server error, timeout, transport."""
+    """True for failures worth retrying: rate limit, server error, timeout, transport.
+
+    A fatal problem (:func:`provider_problem`) is never transient, even where DSPy would
+    retry it (LiteLLM reports a refused connection as a server error).
+    """
+    if provider_problem(exc) is not None:
+        return False
     if isinstance(exc, Exception) and is_retryable_lm_error(exc):
         return True
     # LiteLLM's own exceptions, when they reach us unwrapped.

@@ -24,6 +24,7 @@ from typing import Any
 import dspy
 from pydantic import BaseModel, Field, ValidationError
 
+from jurist.atomic import atomic_write_text
 from jurist.errors import ArtifactError
 from jurist.judges.config import JudgeConfig, make_config
 from jurist.schemas import Usage
@@ -132,10 +133,8 @@ def write_artifact(artifact: Artifact, path: str | Path) -> Path:
     """Write an artifact as indented JSON (atomically: a temporary file, then a rename)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
     text = json.dumps(artifact.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    atomic_write_text(target, text)
     return target
 
 

@@ -115,7 +115,9 @@ class GuardedProgram(dspy.Module):
 
     def forward(self, **inputs: Any) -> Any:
         error = "no attempt"
-        with metering() as meter:
+        # Answers reach the response cache only once they parsed, as in batch judging: an
+        # unparseable answer is never replayed from the cache by a later attempt or run.
+        with metering(hold_cache_writes=True) as meter:
             base = dspy.settings.lm
             for parse_attempt in range(self.parse_retries + 1):
                 lm = base
@@ -128,11 +130,15 @@ class GuardedProgram(dspy.Module):
                     with dspy.context(lm=lm):
                         prediction = self._call(inputs)
                 except AdapterParseError as exc:
+                    meter.drop_held()
+                    meter.evict_served()
                     error = f"unparseable_output: {_first_line(exc)}"
                     continue
                 except Exception as exc:  # provider failure after retries, or a program bug
+                    meter.drop_held()
                     error = f"{type(exc).__name__}: {_first_line(exc)}"
                     break
+                meter.commit_cache()
                 self.tally.record(meter.usage())
                 return prediction
         self.tally.record(meter.usage(), error.split(":", 1)[0])

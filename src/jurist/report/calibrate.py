@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -11,6 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from jurist.atomic import atomic_write_text
+from jurist.report.jsonout import dumps
 from jurist.report.markdown import fmt, table
 
 __all__ = [
@@ -339,13 +340,11 @@ def write_calibration(calibration: Calibration, out_dir: str | Path) -> list[Pat
         "leaderboard.md": calibration_markdown(calibration),
         "leaderboard.csv": calibration_csv(calibration),
         "by_label.csv": pd.DataFrame(calibration.by_label).to_csv(index=False),
-        "calibration.json": json.dumps(calibration.to_dict(), indent=2, default=str),
+        "calibration.json": dumps(calibration.to_dict()),
     }
     paths = []
     for name, text in written.items():
         path = folder / name
-        tmp = folder / (name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        atomic_write_text(path, text)
         paths.append(path)
     return paths

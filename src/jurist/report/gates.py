@@ -6,12 +6,12 @@ The report itself (:class:`~jurist.report.gates_records.GateReport`) is built by
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from typing import Any
 
 from jurist.metrics.gates import LABELS, METRIC_TITLES, GateResult, GateStatus, Ratio
 from jurist.report.gates_records import GateReport, QuestionRow, question_record, questions_frame
+from jurist.report.jsonout import dumps
 from jurist.report.markdown import cell, table
 
 __all__ = ["render_json", "render_markdown", "report_to_dict", "questions_frame"]
@@ -168,4 +168,4 @@ def report_to_dict(report: GateReport) -> dict[str, Any]:
 
 def render_json(report: GateReport) -> str:
     """Render the report as indented JSON (see :func:`report_to_dict`)."""
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return dumps(report_to_dict(report), ensure_ascii=False) + "\n"

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from jurist.atomic import atomic_write_text
 from jurist.report.markdown import fmt, table
 
 __all__ = ["render_comparison", "render_report", "write_report"]
@@ -213,4 +214,4 @@ def render_comparison(records: Sequence[Mapping[str, Any]], run_a: str, run_b: s
 
 def write_report(path: Path, summary: Mapping[str, Any], failed: pd.DataFrame | None = None) -> None:
     """Write :func:`render_report` to ``path``."""
-    path.write_text(render_report(summary, failed), encoding="utf-8")
+    atomic_write_text(path, render_report(summary, failed))

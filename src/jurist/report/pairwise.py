@@ -14,7 +14,8 @@
   comparison, position preference and length bias.
 
 :func:`pairwise_run_name` names a run directory after everything that defines the run, so
-that two experiments never write into the same directory.
+that two experiments never write into the same directory (calibration's runs under its
+``--out``; ``jurist judge pairwise --out DIR`` writes into ``DIR`` itself).
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from jurist.atomic import atomic_write, atomic_write_text
 from jurist.metrics.pairwise import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
 from jurist.report.markdown import fmt, table
 
@@ -406,13 +409,18 @@ def write_record_table(
     for kind in formats:
         path = folder / f"{stem}.{kind}"
         if kind == "tsv":
-            records.to_csv(path, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
+            atomic_write(
+                path,
+                lambda tmp: records.to_csv(
+                    tmp, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL
+                ),
+            )
         elif kind == "xlsx":
             if not _xlsx_available():
                 raise ImportError("writing XLSX needs openpyxl: pip install 'jurist[xlsx]'")
-            records.to_excel(path, index=False)
+            atomic_write(path, lambda tmp: records.to_excel(tmp, index=False))
         elif kind == "parquet":
-            records.to_parquet(path, index=False)
+            atomic_write(path, lambda tmp: records.to_parquet(tmp, index=False))
         else:
             raise ValueError(f"unknown record format {kind!r}; use tsv, xlsx or parquet")
         written.append(path)
@@ -448,12 +456,12 @@ def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[P
     def save(name: str, frame: pd.DataFrame, **kwargs: Any) -> None:
         path = folder / name
         if name.endswith(".xlsx"):
-            frame.to_excel(path, index=False)
+            atomic_write(path, lambda tmp: frame.to_excel(tmp, index=False))
         else:
-            frame.to_csv(path, index=False, encoding="utf-8", **kwargs)
+            atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8", **kwargs))
         written.append(path)
 
-    (folder / "log.txt").write_text(subeval_log(scores), encoding="utf-8")
+    atomic_write_text(folder / "log.txt", subeval_log(scores))
     written.append(folder / "log.txt")
     save("length_stats.csv", scores.length_stats[["model", "mean", "std"]])
     if scores.reference_model is not None:
@@ -477,9 +485,10 @@ def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[P
             ("inconsistent_cmp.tsv", extracted & ~agrees),
         ):
             path = folder / name
-            records.loc[mask, keep].to_csv(path, sep="\t", index=False, quoting=csv.QUOTE_ALL)
+            subset = records.loc[mask, keep]
+            atomic_write(path, partial(subset.to_csv, sep="\t", index=False, quoting=csv.QUOTE_ALL))
             written.append(path)
-    (folder / "summary.md").write_text(pairwise_markdown(scores), encoding="utf-8")
+    atomic_write_text(folder / "summary.md", pairwise_markdown(scores))
     written.append(folder / "summary.md")
     return written
 
@@ -545,8 +554,8 @@ def write_pairs_agreement(result: PairsAgreement, out_dir: str | Path) -> list[P
     }
     written = []
     for name, frame in outputs.items():
-        frame.to_csv(folder / name, index=False, encoding="utf-8")
+        atomic_write(folder / name, partial(frame.to_csv, index=False, encoding="utf-8"))
         written.append(folder / name)
-    (folder / "agreement.md").write_text(pairs_agreement_markdown(result), encoding="utf-8")
+    atomic_write_text(folder / "agreement.md", pairs_agreement_markdown(result))
     written.append(folder / "agreement.md")
     return written

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from jurist.atomic import atomic_write_text
 from jurist.report.markdown import fmt, table
 
 _LABELS = {
@@ -107,4 +108,4 @@ def render_report(summary: dict[str, Any], failed: pd.DataFrame) -> str:
 
 
 def write_report(path: Path, summary: dict[str, Any], failed: pd.DataFrame) -> None:
-    path.write_text(render_report(summary, failed), encoding="utf-8")
+    atomic_write_text(path, render_report(summary, failed))

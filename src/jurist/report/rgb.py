@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jurist.atomic import atomic_write, atomic_write_text
 from jurist.report.markdown import fmt, table
 
 _LANGUAGES = ("en", "zh")
@@ -262,7 +263,7 @@ def render_rgb_report(summary: dict[str, Any], *, tables_key: str = "tables") ->
 def write_rgb_report(path: str | Path, summary: dict[str, Any]) -> Path:
     """Write :func:`render_rgb_report` to ``path``."""
     target = Path(path)
-    target.write_text(render_rgb_report(summary), encoding="utf-8")
+    atomic_write_text(target, render_rgb_report(summary))
     return target
 
 
@@ -313,7 +314,7 @@ def write_accuracy_chart(path: str | Path, summary: dict[str, Any]) -> Path:
             axes.legend(loc="best")
         figure.tight_layout()
         target = Path(path)
-        figure.savefig(target)
+        atomic_write(target, figure.savefig)
     finally:
         plt.close(figure)
     return target

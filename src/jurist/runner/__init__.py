@@ -1,10 +1,16 @@
-"""The batch runner: concurrent, durable, resumable judging of a dataset."""
+"""The batch runner: concurrent, durable, resumable judging of a dataset.
+
+:func:`run_items` judges a stream of items into a run directory; :func:`run_lock` is the
+run directory's one-writer lock, for anything else that writes into it (exports).
+"""
 
 from jurist.runner.blocking import call_blocking
 from jurist.runner.engine import MANIFEST, Item, RunSummary, run_items, versions
+from jurist.runner.lock import LOCK_FILE, run_lock
 from jurist.runner.store import RESULTS_DB, ResultStore, iter_run_results
 
 __all__ = [
+    "LOCK_FILE",
     "MANIFEST",
     "RESULTS_DB",
     "Item",
@@ -12,6 +18,7 @@ __all__ = [
     "ResultStore",
     "RunSummary",
     "run_items",
+    "run_lock",
     "versions",
     "iter_run_results",
 ]

@@ -1,10 +1,28 @@
 """The batch engine: judge items concurrently, record each as it finishes, resume after a stop.
 
 A run is (task, dataset, judge). Its directory holds ``manifest.json`` (what the run is:
-config, judge fingerprint, dataset hash, versions) and ``results.sqlite`` (every finished
-item). Running again into the same directory skips finished items, so an interrupted run
-resumes where it stopped and a finished one makes no provider calls at all; a directory
-made for another judge or dataset is refused rather than mixed.
+config, judge fingerprint, dataset hash, versions, status) and ``results.sqlite`` (every
+finished item, each row with the fingerprint of the judge that made it). Running again
+into the same directory skips finished items, so an interrupted run resumes where it
+stopped and a finished one makes no provider calls at all.
+
+What the engine guarantees:
+
+- **One writer.** The run directory's OS lock (:func:`jurist.runner.run_lock`) is held for
+  the whole call; a second process gets :class:`~jurist.errors.RunLockedError` (exit 4)
+  before it reads or writes anything.
+- **One judge per directory.** A directory made for another task, judge (fingerprint) or
+  dataset is refused, and so is one whose ``results.sqlite`` holds rows but whose
+  ``manifest.json`` is gone (nobody can tell which judge made them), or whose rows carry
+  another judge's fingerprint (:class:`~jurist.errors.RunDirectoryError`, exit 2).
+- **Failures are recorded, not fatal.** An item whose judgment fails is recorded with its
+  error and raw answers; the batch goes on.
+- **Fatal provider errors stop the run.** A judge that raises
+  :class:`~jurist.errors.FatalProviderError` (wrong key, unknown model, unreachable server)
+  stops the whole run at once: items in flight are cancelled, finished items are kept, the
+  manifest's status says ``"stopped"``, and the error is raised (exit 5).
+- **A damaged** ``results.sqlite`` is reported with the way to recover
+  (:class:`~jurist.errors.RunDirectoryError`), never as a traceback.
 """
 
 from __future__ import annotations
@@ -27,6 +45,7 @@ from tqdm.auto import tqdm
 from jurist.errors import RunDirectoryError
 from jurist.judges.judge import Judge, JudgeFailure
 from jurist.runner.blocking import call_blocking
+from jurist.runner.lock import run_lock
 from jurist.runner.store import RESULTS_DB, ResultStore
 from jurist.schemas import ItemResult, Usage
 
@@ -53,6 +72,8 @@ class RunSummary:
     elapsed_s: float = 0.0
     usage: Usage = field(default_factory=Usage)
     interrupted: bool = False
+    stopped: str | None = None
+    """Why the run stopped early (a fatal provider error), or ``None``."""
 
     @property
     def rate(self) -> float:
@@ -77,8 +98,10 @@ def _check_manifest(run_dir: Path, identity: dict[str, Any]) -> dict[str, Any] |
         return None
     try:
         existing = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RunDirectoryError(f"{path} is not valid JSON ({exc}); use another --out directory") from None
+    if not isinstance(existing, dict):
+        raise RunDirectoryError(f"{path} is not a jurist run manifest; use another --out directory")
     for key, value in identity.items():
         if existing.get(key) != value:
             raise RunDirectoryError(
@@ -87,6 +110,29 @@ def _check_manifest(run_dir: Path, identity: dict[str, Any]) -> dict[str, Any] |
                 "or write to another --out directory"
             )
     return existing
+
+
+def _check_rows(run_dir: Path, fingerprint: str, has_manifest: bool) -> None:
+    """Refuse recorded rows that this judge cannot adopt (read only: nothing is changed)."""
+    db = run_dir / RESULTS_DB
+    if not db.exists():
+        return
+    with ResultStore(db) as store:
+        recorded = sum(store.counts().values())
+        if not recorded:
+            return
+        if not has_manifest:
+            raise RunDirectoryError(
+                f"{run_dir} holds {recorded} judged item(s) in {RESULTS_DB} but no {MANIFEST}, so the "
+                f"judge that made them is unknown; move {db} aside to judge into this directory "
+                "afresh, or write to another --out directory"
+            )
+        others = {found for found in store.fingerprints() if found is not None and found != fingerprint}
+        if others:
+            raise RunDirectoryError(
+                f"{run_dir} holds items judged by another judge (fingerprint {sorted(others)[0]}, now "
+                f"{fingerprint}); write to another --out directory, or move {db} aside to start afresh"
+            )
 
 
 def _write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
@@ -142,7 +188,16 @@ async def _run(
         return result
 
     def record(done: set[asyncio.Task[ItemResult]]) -> None:
+        # Every finished task is looked at (an exception left unread is logged by asyncio);
+        # the first error stops the run once the others are counted.
+        error: BaseException | None = None
         for task in done:
+            if task.cancelled():
+                continue
+            exc = task.exception()
+            if exc is not None:
+                error = error or exc
+                continue
             result = task.result()
             summary.judged += 1
             summary.usage = summary.usage.add(result.usage)
@@ -152,6 +207,8 @@ async def _run(
                 summary.failed += 1
                 bar.set_postfix(failed=summary.failed, refresh=False)
             bar.update(1)
+        if error is not None:
+            raise error
 
     resuming = store.counts() != {}
     try:
@@ -192,6 +249,9 @@ def run_items(
 ) -> RunSummary:
     """Judge ``items`` into ``run_dir``, skipping items already recorded there.
 
+    The run directory's lock is held for the whole call (see :mod:`jurist.runner.lock`);
+    every row written carries the judge's fingerprint.
+
     Args:
         items: The dataset's items, streamed; ids must be unique.
         judge: The judge to call for each item.
@@ -205,17 +265,53 @@ def run_items(
         progress: Show a progress bar (rate, ETA, failures) on stderr.
 
     Raises:
-        RunDirectoryError: ``run_dir`` holds a run of another task, judge or dataset.
+        RunLockedError: Another process is judging or exporting into ``run_dir``; nothing
+            was read or written.
+        RunDirectoryError: ``run_dir`` holds a run of another task, judge or dataset, holds
+            results without their manifest, or its ``results.sqlite`` is damaged.
+        FatalProviderError: The provider refused in a way no retry can fix; the run stopped,
+            items finished before are kept and the manifest's status is ``"stopped"``.
+        KeyboardInterrupt: Interrupted; finished items are kept, the manifest's status is
+            ``"interrupted"``, and the same call resumes.
     """
     run_path = Path(run_dir)
-    run_path.mkdir(parents=True, exist_ok=True)
+    with run_lock(run_path):
+        return _run_locked(
+            items,
+            judge,
+            run_path,
+            task=task,
+            dataset=dataset,
+            config=config,
+            total=total,
+            concurrency=concurrency,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+
+
+def _run_locked(
+    items: Iterable[Item],
+    judge: Judge,
+    run_path: Path,
+    *,
+    task: str,
+    dataset: dict[str, Any],
+    config: dict[str, Any],
+    total: int | None,
+    concurrency: int,
+    retry_failed: bool,
+    progress: bool,
+) -> RunSummary:
+    fingerprint = judge.fingerprint()
     identity = {
         "task": task,
         "judge": judge.name,
-        "judge_fingerprint": judge.fingerprint(),
+        "judge_fingerprint": fingerprint,
         "dataset_sha256": dataset.get("sha256"),
     }
     existing = _check_manifest(run_path, identity)
+    _check_rows(run_path, fingerprint, has_manifest=existing is not None)
     manifest: dict[str, Any] = {
         **identity,
         "dataset": dataset,
@@ -224,39 +320,48 @@ def run_items(
         "created_at": (existing or {}).get("created_at") or datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
     }
-    _write_manifest(run_path, manifest)
     summary = RunSummary(run_dir=run_path)
     start = time.perf_counter()
-    with (
-        ResultStore(run_path / RESULTS_DB) as store,
-        tqdm(
+    error: Exception | None = None
+    with ResultStore(run_path / RESULTS_DB, judge_fingerprint=fingerprint) as store:
+        _write_manifest(run_path, manifest)
+        with tqdm(
             total=total, desc=f"{task} · {judge.name}", unit="item", disable=not progress, dynamic_ncols=True
-        ) as bar,
-    ):
-        try:
-            call_blocking(
-                lambda: asyncio.run(
-                    _run(
-                        items,
-                        judge,
-                        store,
-                        summary,
-                        concurrency=concurrency,
-                        retry_failed=retry_failed,
-                        bar=bar,
+        ) as bar:
+            try:
+                call_blocking(
+                    lambda: asyncio.run(
+                        _run(
+                            items,
+                            judge,
+                            store,
+                            summary,
+                            concurrency=concurrency,
+                            retry_failed=retry_failed,
+                            bar=bar,
+                        )
                     )
                 )
-            )
-        except KeyboardInterrupt:
-            summary.interrupted = True
+            except KeyboardInterrupt:
+                summary.interrupted = True
+            except Exception as exc:  # a fatal provider error, a damaged store: stop, keep what is done
+                error = exc
+                summary.stopped = str(exc)
         summary.elapsed_s = time.perf_counter() - start
-        counts = store.counts()
         manifest.update(
-            status="interrupted" if summary.interrupted else "finished",
+            status="interrupted" if summary.interrupted else "stopped" if error else "finished",
             finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            counts={"ok": counts.get("ok", 0), "failed": counts.get("failed", 0)},
-            usage=store.total_usage().model_dump(),
         )
+        if error is not None:
+            manifest["stopped_by"] = summary.stopped
+        try:
+            counts = store.counts()
+            manifest.update(
+                counts={"ok": counts.get("ok", 0), "failed": counts.get("failed", 0)},
+                usage=store.total_usage().model_dump(),
+            )
+        except RunDirectoryError:
+            pass  # the store itself is what failed; the error below says so
     _write_manifest(run_path, manifest)
     if summary.interrupted:
         print(
@@ -265,4 +370,6 @@ def run_items(
             file=sys.stderr,
         )
         raise KeyboardInterrupt
+    if error is not None:
+        raise error
     return summary

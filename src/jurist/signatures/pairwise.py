@@ -7,9 +7,12 @@ reasons. Every comparison is asked twice, the second time with the responses swa
 the scoring of both orders lives in ``jurist.metrics.pairwise``.
 
 A judge that answers in free text (as SubEval's judges did) is parsed with
-:func:`extract_choice`: the first ``Choice: X`` (or ``选择：X``) in the text, exactly as
-SubEval extracts it. A text with no such choice is *not extracted* (``choice=None``),
-never guessed.
+:func:`extract_choice`: the ``Choice: X`` (or ``选择：X``) of the text's verdict part, the
+text before its first ``Reason:`` (or ``理由：``), as SubEval writes its records. Unlike
+SubEval, which takes the first ``Choice:`` anywhere, a choice quoted in the reasons (e.g.
+from a judged response that says "Choice: A") is never taken, and a verdict part with two
+different choices is ambiguous. A text with no single choice is *not extracted*
+(``choice=None``), never guessed.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ OPTION_TEXTS: dict[int, str] = {
 
 _CHOICE_PATTERN = re.compile(r"(?:选择：|Choice: )([ABCD])")
 _REASON_PATTERN = re.compile(r"(?:理由：|Reason:)[ \t]*\n?(.*)", re.DOTALL)
+_REASON_MARKER = re.compile(r"理由：|Reason:")
 
 
 def option_letters(num_options: int) -> tuple[str, ...]:
@@ -78,16 +82,24 @@ def option_letters(num_options: int) -> tuple[str, ...]:
 
 
 def extract_choice(text: object, num_options: int = 4) -> Choice | None:
-    """The judge's choice in a raw answer, extracted as SubEval extracts it.
+    """The judge's choice in a raw answer: the one ``Choice: X`` of its verdict part.
 
-    The choice is the letter after the *first* ``Choice: `` (or ``选择：``) in the text.
-    ``None`` means "not extracted": no such marker, a non-string value (e.g. a missing
-    cell), or a letter beyond the ``num_options`` valid ones (SubEval itself accepts any
-    of A-D, which is the default ``num_options=4``).
+    The verdict part is the text before the first ``Reason:`` (or ``理由：``); when it holds
+    no choice, an answer that gives its reasons first must end with its ``Choice: X`` line,
+    and the verdict part is the whole text. The letters
+    after ``Choice: `` (or ``选择：``) found there must all be the same: two different
+    letters are an ambiguous verdict. ``None`` means "not extracted": no such marker, an
+    ambiguous one, a non-string value (e.g. a missing cell), or a letter beyond the
+    ``num_options`` valid ones (SubEval itself accepts any of A-D, which is the default
+    ``num_options=4``).
 
     Examples:
         >>> extract_choice("Choice: B\\nReason: 1. shorter")
         'B'
+        >>> extract_choice("Choice: B\\nReason: Response 1 ends with 'Choice: A'.")
+        'B'
+        >>> extract_choice("Response 1 says Choice: A, but Choice: B") is None
+        True
         >>> extract_choice("I prefer the first one.") is None
         True
         >>> extract_choice("Choice: C", num_options=2) is None
@@ -95,10 +107,16 @@ def extract_choice(text: object, num_options: int = 4) -> Choice | None:
     """
     if not isinstance(text, str):
         return None
-    match = _CHOICE_PATTERN.search(text)
-    if match is None:
+    reason = _REASON_MARKER.search(text)
+    found = set(_CHOICE_PATTERN.findall(text[: reason.start()] if reason else text))
+    if not found and reason:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        if not lines or not _CHOICE_PATTERN.match(lines[-1]):
+            return None
+        found = set(_CHOICE_PATTERN.findall(text))
+    if len(found) != 1:
         return None
-    letter = match.group(1)
+    letter = found.pop()
     if letter not in option_letters(num_options):
         return None
     return letter  # type: ignore[return-value]

@@ -221,26 +221,28 @@ class Task:
         then score the run against the gold the data carries and write its exports."""
         from jurist.datasets.samples import resolve_input
         from jurist.judges.judge import effective_config
-        from jurist.runner import run_items
+        from jurist.runner import run_items, run_lock
 
         path = resolve_input(data)
         dataset = self.read(path, options)
         judge = self.make_judge(config, options)
         effective = effective_config(judge, config)
         description = dataset.describe()
-        run_items(
-            self.items(dataset, options),
-            judge,
-            out,
-            task=self.name,
-            dataset=description,
-            config=effective.model_dump(mode="json"),
-            total=description.get("items"),
-            concurrency=effective.concurrency,
-            retry_failed=retry_failed,
-            progress=progress,
-        )
-        scores = self.score(Path(out), options, gold=path, write=True)
+        # One lock over judging and the exports: no other process writes between them.
+        with run_lock(out):
+            run_items(
+                self.items(dataset, options),
+                judge,
+                out,
+                task=self.name,
+                dataset=description,
+                config=effective.model_dump(mode="json"),
+                total=description.get("items"),
+                concurrency=effective.concurrency,
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+            scores = self.score(Path(out), options, gold=path, write=True)
         return JudgeRun(run_dir=Path(out), scores=scores)
 
     # ------------------------------------------------------------------ scoring
@@ -307,7 +309,10 @@ class Task:
         scores = Scores(items=items, summary=json_ready(summary))
         scores.report = self.report(scores)
         if write and path.is_dir():
-            write_exports(path, scores, iter_run_results(path))
+            from jurist.runner import run_lock
+
+            with run_lock(path):
+                write_exports(path, scores, iter_run_results(path))
         return scores
 
     # ------------------------------------------------------------------ calibration

@@ -9,7 +9,6 @@ manifest and write the exports atomically, for every task alike.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
+from jurist.report.jsonout import dumps, json_ready
 from jurist.schemas import ItemResult
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "json_ready",
     "run_counts",
     "run_info",
+    "strict_json",
     "write_exports",
 ]
 
@@ -91,27 +93,9 @@ class JudgedItems(pd.DataFrame):
         return frame
 
 
-def json_ready(value: Any) -> Any:
-    """``value`` with NaN/inf as ``None`` and numpy scalars as Python numbers (strict JSON)."""
-    if isinstance(value, dict):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        try:
-            value = value.item()
-        except (ValueError, AttributeError):
-            return value
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so a killed write leaves no half file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+def strict_json(value: Any, *, indent: int | None = 2, ensure_ascii: bool = True) -> str:
+    """``value`` as strict JSON (``null``, never ``NaN``): :func:`jurist.report.jsonout.dumps`."""
+    return dumps(value, indent=indent, ensure_ascii=ensure_ascii)
 
 
 def run_counts(items: pd.DataFrame) -> dict[str, Any]:
@@ -150,19 +134,15 @@ def run_info(path: Path) -> dict[str, Any]:
 
 def write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) -> None:
     """Write a scored run's exports into its directory, each through a temporary file."""
-    tmp = run_dir / "results.jsonl.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
+    with atomic_writer(run_dir / "results.jsonl") as handle:
         for result in results:
             handle.write(result.model_dump_json() + "\n")
-    tmp.replace(run_dir / "results.jsonl")
     table = scores.items
-    table.to_csv(run_dir / "items.csv.tmp", index=False)
-    (run_dir / "items.csv.tmp").replace(run_dir / "items.csv")
+    atomic_write(run_dir / "items.csv", lambda tmp: table.to_csv(tmp, index=False))
     flat = table.copy()
     for column in flat.columns:
         if flat[column].map(lambda v: isinstance(v, list | dict)).any():
             flat[column] = flat[column].map(lambda v: json.dumps(v, default=str) if v is not None else None)
-    flat.to_parquet(run_dir / "items.parquet.tmp", index=False)
-    (run_dir / "items.parquet.tmp").replace(run_dir / "items.parquet")
-    atomic_write_text(run_dir / "summary.json", json.dumps(scores.summary, indent=2, default=str))
+    atomic_write(run_dir / "items.parquet", lambda tmp: flat.to_parquet(tmp, index=False))
+    atomic_write_text(run_dir / "summary.json", strict_json(scores.summary))
     atomic_write_text(run_dir / "report.md", scores.report)

@@ -294,6 +294,8 @@ def prompt(
     judge_config = _config(config)
     if judge_config.is_baseline and judge_config.program is None:
         judge_config = judge_config.model_copy(update={"model": "openai/prompt-preview"})
+    # Nothing is sent and nothing cached: no key is needed, no cache directory is made.
+    judge_config = judge_config.model_copy(update={"api_key_env": None, "cache": False})
     made = found.make_judge(judge_config, task_options)
     if not isinstance(made, LLMJudge):
         raise found.unsupported("show a prompt (its judge sends no messages)")

@@ -1,5 +1,5 @@
 """Offline testing aids: a loopback OpenAI-compatible server for judges with no provider."""
 
-from jurist.testing.openai_server import Fault, OpenAICompatibleServer, last_user_message
+from jurist.testing.openai_server import Fault, OpenAICompatibleServer, closed_port_url, last_user_message
 
-__all__ = ["Fault", "OpenAICompatibleServer", "last_user_message"]
+__all__ = ["Fault", "OpenAICompatibleServer", "closed_port_url", "last_user_message"]

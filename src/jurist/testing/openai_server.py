@@ -3,8 +3,12 @@
 It lets tests, benchmarks and users exercise the whole LLM path (LiteLLM or DSPy's
 client, retries, timeouts, the disk cache) with no provider and no API key. Replies come
 from a *responder* (a fixed string, or a function of the request body); faults (HTTP
-429 with ``Retry-After``, 500, a delay longer than the client's timeout) can be queued
-and are served before normal replies. The server counts every request it receives.
+429 with ``Retry-After``, 500, a delay longer than the client's timeout, and the refusals
+a real provider gives: 401 wrong key, 403 no permission, 404 unknown model) can be queued
+and are served before normal replies, or set to answer every request
+(:meth:`OpenAICompatibleServer.fail_always`). The server counts every request it receives
+(``requests``) and every status it answered with (``statuses``).
+:func:`closed_port_url` gives a base URL where nothing listens (connection refused).
 
 Run it on its own with ``python -m jurist.testing.openai_server --latency 0.1``: it
 prints its base URL and serves until interrupted.
@@ -15,9 +19,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import socket
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +57,47 @@ class Fault:
     @classmethod
     def slow(cls, delay: float) -> Fault:
         return cls(200, delay=delay)
+
+    @classmethod
+    def unauthorized(cls) -> Fault:
+        """HTTP 401, as a provider answers a wrong or revoked API key."""
+        return cls(401)
+
+    @classmethod
+    def forbidden(cls) -> Fault:
+        """HTTP 403, as a provider answers a key that may not use the model."""
+        return cls(403)
+
+    @classmethod
+    def model_not_found(cls) -> Fault:
+        """HTTP 404 with OpenAI's ``model_not_found`` error, as for a misspelt model name."""
+        return cls(404)
+
+
+_ERROR_TYPES = {
+    401: ("authentication_error", "invalid_api_key", "Incorrect API key provided"),
+    403: ("permission_error", "permission_denied", "You are not allowed to use this model"),
+    404: ("invalid_request_error", "model_not_found", "The model does not exist or you do not have access"),
+    429: ("rate_limit_error", "rate_limit_exceeded", "Rate limit reached"),
+}
+
+
+def _error_body(status: int) -> dict[str, Any]:
+    error_type, code, text = _ERROR_TYPES.get(status, ("server_error", "server_error", "Server error"))
+    return {"error": {"message": f"injected {status}: {text}", "type": error_type, "code": code}}
+
+
+def closed_port_url(host: str = "127.0.0.1") -> str:
+    """An OpenAI-style base URL on ``host`` where nothing listens: connecting is refused.
+
+    A port is bound to learn a free number, then closed again, so a client gets
+    "connection refused" (another process could take the port meanwhile; on loopback in a
+    test that is very unlikely).
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        port = probe.getsockname()[1]
+    return f"http://{host}:{port}/v1"
 
 
 def last_user_message(body: dict[str, Any]) -> str:
@@ -92,8 +138,12 @@ class OpenAICompatibleServer:
         self.responder: Responder = (lambda _body: responder) if isinstance(responder, str) else responder
         self.latency = latency
         self._faults: deque[Fault] = deque()
+        self._always: Fault | None = None
         self._lock = threading.Lock()
         self.requests = 0
+        """Chat-completion requests received (every one: answered, faulted or timed out)."""
+        self.statuses: Counter[int] = Counter()
+        """How many chat-completion requests were answered with each HTTP status."""
         self.bodies: deque[dict[str, Any]] = deque(maxlen=1000)
         self._httpd = _Server((host, port), _handler_for(self))
         self._thread: threading.Thread | None = None
@@ -110,16 +160,27 @@ class OpenAICompatibleServer:
         with self._lock:
             self._faults.extend(faults)
 
+    def fail_always(self, fault: Fault | None) -> None:
+        """Serve ``fault`` for every request (after any queued ones) until called with ``None``."""
+        with self._lock:
+            self._always = fault
+
     def reset_count(self) -> None:
+        """Set ``requests`` and ``statuses`` back to zero and forget the recorded bodies."""
         with self._lock:
             self.requests = 0
+            self.statuses.clear()
             self.bodies.clear()
 
     def _next_fault(self, body: dict[str, Any]) -> Fault | None:
         with self._lock:
             self.requests += 1
             self.bodies.append(body)
-            return self._faults.popleft() if self._faults else None
+            return self._faults.popleft() if self._faults else self._always
+
+    def _answered(self, status: int) -> None:
+        with self._lock:
+            self.statuses[status] += 1
 
     def start(self) -> OpenAICompatibleServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-server", daemon=True)
@@ -167,7 +228,16 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence access logs
             return
 
-        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        def _send(
+            self,
+            status: int,
+            payload: dict[str, Any],
+            headers: dict[str, str] | None = None,
+            *,
+            completion: bool = False,
+        ) -> None:
+            if completion:
+                server._answered(status)
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -200,20 +270,20 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
                 if fault.delay:
                     time.sleep(fault.delay)
                 if fault.status != 200:
-                    error_type = "rate_limit_error" if fault.status == 429 else "server_error"
-                    message = f"injected {fault.status}"
-                    self._send(
-                        fault.status, {"error": {"message": message, "type": error_type}}, fault.headers
-                    )
+                    self._send(fault.status, _error_body(fault.status), fault.headers, completion=True)
                     return
             elif server.latency:
                 time.sleep(server.latency)
             try:
                 content = server.responder(body)
             except Exception as exc:  # a broken responder is a server error, visible to the client
-                self._send(500, {"error": {"message": f"responder failed: {exc}", "type": "server_error"}})
+                self._send(
+                    500,
+                    {"error": {"message": f"responder failed: {exc}", "type": "server_error"}},
+                    completion=True,
+                )
                 return
-            self._send(200, _completion(body, content))
+            self._send(200, _completion(body, content), completion=True)
 
     return Handler
 

@@ -209,7 +209,10 @@ class DeclarativeTask(Task):
         scores.summary = json_ready(scores.summary)
         path = Path(run)
         if write and path.is_dir():
-            write_exports(path, scores, iter_run_results(path))
+            from jurist.runner import run_lock
+
+            with run_lock(path):
+                write_exports(path, scores, iter_run_results(path))
         return scores
 
     # ------------------------------------------------------------------ calibration and optimization

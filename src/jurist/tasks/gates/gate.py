@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from jurist.atomic import atomic_write_text
 from jurist.errors import InputError
 from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN, GateThresholds
 from jurist.report.gates import render_json, render_markdown
@@ -60,9 +61,9 @@ def run_gate(
         stream.write(text)
     else:
         try:
-            Path(out).write_text(text, encoding="utf-8")
+            atomic_write_text(Path(out), text)
         except OSError as exc:
-            raise InputError(f"cannot write the report: {exc.strerror}", path=out) from None
+            raise InputError(f"cannot write the report ({exc.strerror})", path=out, field="--out") from None
         stream.write(
             f"gates: {gate_verdict(report)}; {report.totals.traces} traces scored; report written to {out}\n"
         )

@@ -12,12 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import dspy
+import pandas as pd
 from pydantic import BaseModel
 
+from jurist.datasets.io import read_text
 from jurist.datasets.samples import resolve_input
+from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.programs.gates import ClaimJudge, verdict_from_prediction
+from jurist.report.jsonout import dumps
 from jurist.runner import Item
 from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text
 from jurist.tasks.gates.claims import ClaimItems, claim_baseline_judge, collect_claims, score_traces_judged
@@ -106,7 +110,7 @@ class GatesTask(Task):
         )
         scores = scores_of(report)
         run_dir = Path(out)
-        atomic_write_text(run_dir / "summary.json", json.dumps(scores.summary, indent=2, default=str))
+        atomic_write_text(run_dir / "summary.json", dumps(scores.summary))
         atomic_write_text(run_dir / "report.md", scores.report)
         return JudgeRun(run_dir=run_dir, scores=scores)
 
@@ -136,6 +140,8 @@ class GatesTask(Task):
             if len(run) != 1:
                 raise self.unsupported("score several trace files at once")
             run = run[0]
+        if Path(run).is_dir():
+            return _recorded_scores(Path(run))
         opts = as_gates_options(options)
         report = score_traces(
             gold_of(opts, gold), run, thresholds=thresholds_of(opts), refusal_token=opts.refusal_token
@@ -147,6 +153,29 @@ class GatesTask(Task):
 
         report = scores.extra.get("report")
         return render_markdown(report) if report is not None else super().report(scores)
+
+
+def _recorded_scores(run_dir: Path) -> Scores:
+    """The scores ``jurist judge gates`` wrote into a run directory (its ``summary.json`` and
+    ``report.md``), read back without calling a model.
+
+    Raises:
+        InputError: The directory holds no ``summary.json`` written by ``jurist judge gates``.
+    """
+    summary_path = run_dir / "summary.json"
+    if not summary_path.is_file():
+        raise InputError(
+            "not a run directory of `jurist judge gates` (no summary.json); "
+            "give a trace file, or the --out directory of `jurist judge gates`",
+            path=run_dir,
+        )
+    try:
+        summary = json.loads(read_text(summary_path))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg})", path=summary_path, line=exc.lineno) from None
+    report_path = run_dir / "report.md"
+    report = read_text(report_path) if report_path.is_file() else ""
+    return Scores(items=pd.DataFrame(), summary=summary, report=report)
 
 
 TASK = GatesTask()

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from jurist.atomic import atomic_write_text
 from jurist.datasets.heritage import DEFAULT_SPLITS, HeritageGoldEntry, load_heritage_gold, split_gold
 from jurist.errors import InputError
 from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
@@ -56,7 +57,7 @@ def write_heritage_splits(
         lines = [
             json.dumps(e.model_dump(mode="json", exclude_none=True), ensure_ascii=False) for e in members
         ]
-        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        atomic_write_text(path, "".join(line + "\n" for line in lines))
         written[name] = path
     return written
 

@@ -11,17 +11,21 @@ gives pass/fail per row.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
 from jurist.datasets.heritage import HeritageGold, load_heritage_gold, retrieval_qrels
 from jurist.errors import InputError
 from jurist.report.heritage import render_report, write_report
+from jurist.report.jsonout import dumps
 from jurist.runner import MANIFEST, iter_run_results
 from jurist.schemas import Usage
 from jurist.signatures.heritage import HeritageOutput
@@ -142,8 +146,9 @@ def score_heritage(
 
     rows: list[dict[str, Any]] = []
     usage = Usage()
-    export = open(path / "results.jsonl", "w", encoding="utf-8") if write and path.is_dir() else None  # noqa: SIM115
-    try:
+    with contextlib.ExitStack() as stack:
+        exporting = write and path.is_dir()
+        export = stack.enter_context(atomic_writer(path / "results.jsonl")) if exporting else None
         for result in iter_run_results(path):
             usage = usage.add(result.usage)
             if export is not None:
@@ -156,9 +161,6 @@ def score_heritage(
                 for scorer in scorers:
                     scorer.add(entry, output, row)
             rows.append(row)
-    finally:
-        if export is not None:
-            export.close()
 
     items = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["id", "status", "error_type", "error"])
     mentions = pd.DataFrame(linking.mention_rows)
@@ -198,9 +200,8 @@ def score_heritage(
         summary["run"]["setup"] = recorded
     report = render_report(summary, failed)
     if write and path.is_dir():
-        items.to_csv(path / "items.csv", index=False)
-        mentions.to_csv(path / "mentions.csv", index=False)
-        targets.to_csv(path / "targets.csv", index=False)
-        (path / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
+        for name, frame in (("items.csv", items), ("mentions.csv", mentions), ("targets.csv", targets)):
+            atomic_write(path / name, partial(frame.to_csv, index=False))
+        atomic_write_text(path / "summary.json", dumps(summary))
         write_report(path / "report.md", summary, failed)
     return HeritageScores(items=items, summary=summary, report=report, mentions=mentions, targets=targets)

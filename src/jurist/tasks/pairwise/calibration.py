@@ -80,6 +80,7 @@ def calibration_row(
         num_options=num_options,
         progress=progress,
         n_resamples=settings["n_resamples"],
+        subdirectory=True,
     )
     assert run.agreement is not None
     judged = run.agreement.judged

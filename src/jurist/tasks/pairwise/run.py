@@ -35,7 +35,7 @@ from jurist.datasets.pairwise import (
     subeval_models,
 )
 from jurist.datasets.samples import resolve_input
-from jurist.errors import InputError
+from jurist.errors import InputError, RunDirectoryError
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge, effective_config
 from jurist.optimization import load_judge_program
@@ -53,6 +53,7 @@ from jurist.report.pairwise import (
 )
 from jurist.runner import MANIFEST, Item, iter_run_results, run_items
 from jurist.signatures.pairwise import PairwiseChoice
+from jurist.tasks._results import run_counts
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
 from jurist.tasks.pairwise.scoring import EXACT_MATCH, FAIL_MESSAGE, score_pairwise_records
 
@@ -112,10 +113,18 @@ class PairwiseData:
     models: list[str]
     items: list[Item] = field(default_factory=list)
     rows: list[str] = field(default_factory=list)
+    selection: dict[str, Any] = field(default_factory=dict)
+    """What else decides the items: options, reference model, compared models (kept in the
+    manifest, so a run directory is never resumed with other settings)."""
 
     def describe(self) -> dict[str, Any]:
         """The dataset as the run's manifest records it."""
-        return {"path": str(self.path), "sha256": sha256_file(self.path), "items": len(self.items)}
+        return {
+            "path": str(self.path),
+            "sha256": sha256_file(self.path),
+            "items": len(self.items),
+            **self.selection,
+        }
 
 
 def read_pairwise(
@@ -182,12 +191,39 @@ class PairwiseRun:
             pairs file, one row per pair with both orders' judgements and choices.
         scores: Extraction, consistency, win rates, length statistics (SubEval input).
         agreement: Agreement with gold labels (pairs files that carry them).
+        counts: The runner's counts of the run's items, as for every task: ``items``, ``ok``,
+            ``failed``, ``failed_ids``, ``failure_kinds`` and ``usage``.
     """
 
     run_dir: Path
     records: pd.DataFrame
     scores: PairwiseScores | None = None
     agreement: PairsAgreement | None = None
+    counts: dict[str, Any] = field(default_factory=dict)
+
+
+def item_counts(run_dir: Path) -> dict[str, Any]:
+    """Items, ok, failed (ids and kinds) and usage of a run directory's recorded results."""
+    rows = [result.table_row() for result in iter_run_results(run_dir)]
+    columns = ["id", "status", "error_type", "error"]
+    return run_counts(pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns))
+
+
+def _check_selection(run_dir: Path, selection: dict[str, Any]) -> None:
+    """Refuse a run directory whose run compared other models or used other options."""
+    manifest = run_dir / MANIFEST
+    if not manifest.is_file():
+        return
+    try:
+        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}
+    except (json.JSONDecodeError, AttributeError):
+        return  # the runner says what is wrong with the manifest
+    for key, value in selection.items():
+        if key in recorded and recorded[key] != value:
+            raise RunDirectoryError(
+                f"{run_dir} holds a pairwise run with {key.replace('_', ' ')} {recorded[key]!r}, "
+                f"now {value!r}; resume it with the same options, or write to another --out directory"
+            )
 
 
 def judge_pairwise(
@@ -203,13 +239,14 @@ def judge_pairwise(
     progress: bool = True,
     n_resamples: int = 1000,
     seed: int = 0,
+    subdirectory: bool = False,
 ) -> PairwiseRun:
     """Judge every comparison of a SubEval table or pairs file in both orders.
 
     Args:
         input_path: A SubEval table or a pairs file (XLSX, CSV, TSV, JSON, JSONL, Parquet).
-        out_dir: The parent directory; the run goes into a subdirectory named by
-            :func:`~jurist.report.pairwise.pairwise_run_name`, resumed if it exists.
+        out_dir: The run directory (as for every task's ``--out``), resumed if it exists; a
+            directory holding a run made with other data, judge or options is refused.
         config: A ``JudgeConfig``, a YAML path, or ``None`` for the offline baseline.
         num_options: 2, 3 or 4 options (SubEval's wording).
         reference_model: SubEval tables: compare every model with this one (default: all pairs).
@@ -219,13 +256,22 @@ def judge_pairwise(
         progress: Show a progress bar.
         n_resamples: Bootstrap resamples of the confidence intervals.
         seed: Seed of the bootstrap.
+        subdirectory: Treat ``out_dir`` as a parent and run in its subdirectory named by
+            :func:`~jurist.report.pairwise.pairwise_run_name` (one per data, judge, models,
+            reference and options; what calibration uses).
     """
     judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
     path = resolve_input(input_path)
     judge = make_pairwise_judge(judge_config, num_options)
     data = read_pairwise(path, reference_model=reference_model, models=models, fill_contents=fill_contents)
     reference = reference_model if data.kind == "subeval" else None
-    run_dir = Path(out_dir) / pairwise_run_name(path, judge.name, data.models, reference, num_options)
+    data.selection = {"num_options": num_options}
+    if data.kind == "subeval":
+        data.selection.update(reference_model=reference_model, models=list(data.models))
+    run_dir = Path(out_dir)
+    if subdirectory:
+        run_dir = run_dir / pairwise_run_name(path, judge.name, data.models, reference, num_options)
+    _check_selection(run_dir, data.selection)
     effective = effective_config(judge, judge_config)
     run_items(
         data.items,
@@ -258,13 +304,15 @@ def judge_pairwise(
             seed=seed,
         )
         write_pairwise_scores(scores, run_dir)
-        return PairwiseRun(run_dir=run_dir, records=records, scores=scores)
+        return PairwiseRun(run_dir=run_dir, records=records, scores=scores, counts=item_counts(run_dir))
     judged = judged_pairs(data.frame, texts, num_options)
     agreement = pairs_agreement(
         judged, num_options=num_options, judge_name=judge.name, n_resamples=n_resamples, seed=seed
     )
     write_pairs_agreement(agreement, run_dir)
-    return PairwiseRun(run_dir=run_dir, records=agreement.judged, agreement=agreement)
+    return PairwiseRun(
+        run_dir=run_dir, records=agreement.judged, agreement=agreement, counts=item_counts(run_dir)
+    )
 
 
 _OPTIONS_IN_NAME = re.compile(r"__(?P<n>[234])opt$")
@@ -301,26 +349,35 @@ def rescore_run(
     judgements and its pairs file (``data``, else the file the run's manifest names).
     """
     run_dir = find_run_dir(path)
+    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    recorded = manifest.get("dataset") or {}
+    named = _OPTIONS_IN_NAME.search(run_dir.name)
+    options = num_options or recorded.get("num_options") or (int(named.group("n")) if named else None)
     tables = sorted(run_dir.glob("record_*.tsv"))
     if tables:
         scores = score_pairwise_records(
             tables[0],
-            reference_model=reference_model,
+            reference_model=reference_model or recorded.get("reference_model"),
             judge_column=judge_column,
-            num_options=num_options,
+            num_options=options,
             n_resamples=n_resamples,
             seed=seed,
         )
-        return PairwiseRun(run_dir=run_dir, records=scores.records, scores=scores)
-    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    named = _OPTIONS_IN_NAME.search(run_dir.name)
-    options = num_options or (int(named.group("n")) if named else 2)
-    pairs = load_pairs(resolve_input(data if data is not None else manifest["dataset"]["path"]))
-    judged = judged_pairs(pairs, judgement_texts(run_dir), options)
+        return PairwiseRun(
+            run_dir=run_dir, records=scores.records, scores=scores, counts=item_counts(run_dir)
+        )
+    pairs = load_pairs(resolve_input(data if data is not None else recorded["path"]))
+    judged = judged_pairs(pairs, judgement_texts(run_dir), options or 2)
     agreement = pairs_agreement(
-        judged, num_options=options, judge_name=str(manifest["judge"]), n_resamples=n_resamples, seed=seed
+        judged,
+        num_options=options or 2,
+        judge_name=str(manifest["judge"]),
+        n_resamples=n_resamples,
+        seed=seed,
     )
-    return PairwiseRun(run_dir=run_dir, records=agreement.judged, agreement=agreement)
+    return PairwiseRun(
+        run_dir=run_dir, records=agreement.judged, agreement=agreement, counts=item_counts(run_dir)
+    )
 
 
 def summary_markdown(run: PairwiseRun) -> str:

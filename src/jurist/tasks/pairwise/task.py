@@ -3,6 +3,7 @@ records) and ``pairwise-gold`` (the offline baseline's agreement with gold prefe
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,11 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from jurist.datasets.samples import resolve_input
-from jurist.errors import ConfigError
+from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.report.jsonout import dumps
 from jurist.report.pairwise import (
     PairsAgreement,
     PairwiseScores,
@@ -24,7 +26,8 @@ from jurist.report.pairwise import (
     write_pairwise_scores,
 )
 from jurist.runner import Item
-from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready
+from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready
+from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration
 from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
@@ -119,10 +122,16 @@ def _agreement_scores(result: PairsAgreement, extra: dict[str, Any]) -> Scores:
 
 
 def _run_scores(run: PairwiseRun) -> Scores:
+    """A run's scores; its summary also counts the run's items, ok and failed (with their ids
+    and kinds) and usage, as every task's run summary does."""
     if run.agreement is not None:
-        return _agreement_scores(run.agreement, {"run": run})
-    assert run.scores is not None
-    return _record_scores(run.scores, {"run": run})
+        scores = _agreement_scores(run.agreement, {"run": run})
+    else:
+        assert run.scores is not None
+        scores = _record_scores(run.scores, {"run": run})
+    scores.summary = {**scores.summary, **json_ready(run.counts), "task": "pairwise"}
+    scores.summary.update(run_info(run.run_dir))
+    return scores
 
 
 def _record_scores(scores: PairwiseScores, extra: dict[str, Any]) -> Scores:
@@ -146,9 +155,9 @@ class PairwiseTask(Task):
     """SubEval (DevBench): which of two responses is better, asked in both orders.
 
     ``judge`` takes a SubEval table (every model against a reference model, or all pairs)
-    or a pairs file (LLMBar, ...), and writes into a run directory under ``--out`` named
-    after the data, judge, models, reference model and options. ``score`` takes a run
-    directory written by ``judge`` or a judged SubEval record file (``record_{judge}_{n}.tsv``).
+    or a pairs file (LLMBar, ...), and writes into the run directory ``--out`` (resumed if it
+    exists). ``score`` takes a run directory written by ``judge`` or a judged SubEval record
+    file (``record_{judge}_{n}.tsv``).
     """
 
     name = "pairwise"
@@ -222,7 +231,7 @@ class PairwiseTask(Task):
         retry_failed: bool = False,
         progress: bool = True,
     ) -> JudgeRun:
-        """Judge every comparison in both orders into a run directory under ``out``."""
+        """Judge every comparison in both orders into the run directory ``out``."""
         assert isinstance(options, PairwiseOptions)
         run = judge_pairwise(
             data,
@@ -237,7 +246,9 @@ class PairwiseTask(Task):
             n_resamples=options.resamples,
             seed=options.seed,
         )
-        return JudgeRun(run_dir=run.run_dir, scores=_run_scores(run))
+        scores = _run_scores(run)
+        atomic_write_text(run.run_dir / "summary.json", dumps(scores.summary))
+        return JudgeRun(run_dir=run.run_dir, scores=scores)
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         pairwise_run: PairwiseRun = run.scores.extra["run"]
@@ -272,7 +283,9 @@ class PairwiseTask(Task):
                 seed=options.seed,
             )
             scores = _run_scores(rescored)
-            targets += [rescored.run_dir] if write else []
+            if write:
+                targets.append(rescored.run_dir)
+                atomic_write_text(rescored.run_dir / "summary.json", dumps(scores.summary))
         else:
             records = score_pairwise_records(
                 path,
@@ -371,6 +384,9 @@ class PairwiseGoldTask(Task):
             )
         scores = self._agreement([Path(data)], options)
         write_pairs_agreement(scores.extra["agreement"], out)
+        # What `jurist score pairwise-gold OUT` reads back: the files judged.
+        scores.summary = {**scores.summary, "data": [str(data)]}
+        atomic_write_text(Path(out) / "summary.json", dumps(scores.summary))
         return JudgeRun(run_dir=Path(out), scores=scores)
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
@@ -384,11 +400,30 @@ class PairwiseGoldTask(Task):
         gold: str | Path | None = None,
         write: bool = False,
     ) -> Scores:
-        """Judge the pairs files with the baseline and score them against their gold labels."""
-        return self._agreement([Path(p) for p in run] if isinstance(run, list) else [Path(run)], options)
+        """Judge the pairs files with the baseline and score them against their gold labels
+        (a directory written by ``jurist judge pairwise-gold`` stands for the files it judged)."""
+        files: list[Path] = []
+        for path in [Path(p) for p in run] if isinstance(run, list) else [Path(run)]:
+            files += _judged_files(path) if path.is_dir() else [path]
+        return self._agreement(files, options)
 
     def report(self, scores: Scores) -> str:
         return pairs_agreement_markdown(scores.extra["agreement"])
+
+
+def _judged_files(out: Path) -> list[Path]:
+    """The pairs files a ``jurist judge pairwise-gold --out OUT`` run judged (from its summary)."""
+    summary = out / "summary.json"
+    try:
+        recorded = json.loads(summary.read_text(encoding="utf-8")).get("data")
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    if not isinstance(recorded, list) or not recorded:
+        raise InputError(
+            "not an --out directory of `jurist judge pairwise-gold` (no summary.json naming its data)",
+            path=out,
+        )
+    return [Path(str(file)) for file in recorded]
 
 
 TASK = PairwiseTask()

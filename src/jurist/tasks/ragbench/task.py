@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,22 @@ class RagbenchTask(Task):
     def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
         return scoring.item_row(result)
 
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Score a recorded run; without ``gold``, against the gold labels of the file the run
+        judged (as ``jurist judge`` scored it), when that file is still there."""
+        if gold is None and not isinstance(run, list):
+            recorded = run_info_dataset(Path(run))
+            if recorded is not None and recorded.is_file():
+                gold = recorded
+        return super().score(run, options, gold=gold, write=write)
+
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         return scoring.summarize(items, gold)
 
@@ -99,6 +116,20 @@ class RagbenchTask(Task):
 
     def optimization(self, options: BaseModel) -> RagbenchAdapter:
         return RagbenchAdapter()
+
+
+def run_info_dataset(run_dir: Path) -> Path | None:
+    """The data file a run directory's manifest names, or ``None``."""
+    from jurist.runner import MANIFEST
+
+    manifest = run_dir / MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        path = (json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}).get("path")
+    except (ValueError, AttributeError):
+        return None
+    return Path(path) if isinstance(path, str) else None
 
 
 TASK = RagbenchTask()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jurist.atomic import atomic_write_text, atomic_writer
 from jurist.datasets.rgb import (
     RGB_SEED,
     Language,
@@ -45,6 +46,7 @@ from jurist.metrics.rgb import (
     rejection_rate,
     rgb_labels_improved,
 )
+from jurist.report.jsonout import dumps
 from jurist.runner import Item, iter_run_results, run_items
 from jurist.schemas import ItemResult
 from jurist.tasks.rgb.judges import (
@@ -370,11 +372,11 @@ def run_rgb(
         "answer_check": answer_check,
     }
     predictions = run_dir / prediction_file_name(setting, responder_config)
-    with open(predictions, "w", encoding="utf-8") as handle:
+    with atomic_writer(predictions) as handle:
         for record in records:
             if record["status"] == "ok":
                 handle.write(json.dumps(_prediction_record(record["id"], record), ensure_ascii=False) + "\n")
-    (run_dir / "scores.json").write_text(json.dumps(scores, indent=2, ensure_ascii=False), encoding="utf-8")
+    atomic_write_text(run_dir / "scores.json", dumps(scores, ensure_ascii=False))
     return RGBRun(
         setting=setting,
         run_dir=run_dir,

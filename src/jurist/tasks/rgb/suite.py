@@ -10,16 +10,17 @@ against noise rate.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from jurist.atomic import atomic_write_text
 from jurist.datasets.rgb import LANGUAGES, RGB_SEED, RGBDataset, check_preparation, load_rgb, load_rgb_prompts
-from jurist.errors import ConfigError
+from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.metrics.rgb import AnswerCheck
+from jurist.report.jsonout import dumps
 from jurist.runner import RESULTS_DB, ResultStore
 from jurist.schemas import Usage
 from jurist.tasks.rgb.judges import (
@@ -164,6 +165,13 @@ def run_rgb_suite(
             raise ConfigError(
                 str(exc), field="correct_rate" if setting.kind == "fact" else "noise_rates"
             ) from None
+    if not plan.settings:
+        reasons = "; ".join(f"{e['set']} ({e['language']}): {e['reason']}" for e in plan.skipped)
+        raise InputError(
+            f"nothing to run: no RGB file for the sets and languages asked for ({reasons or 'none found'}); "
+            "name the files as RGB does (en.json, zh_refine.json, en_int.json, en_fact.json, ...)",
+            path=data_dir,
+        )
     judges = rgb_judge_configs(judge_config, judge_programs)
     prompts = None if responder_config.is_baseline else load_rgb_prompts(instructions)
     out = Path(out_dir)
@@ -239,7 +247,7 @@ def run_rgb_suite(
             say(notes[-1])
     summary["chart"] = str(chart_path) if chart_path else None
     summary["notes"] = notes
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+    atomic_write_text(out / "summary.json", dumps(summary, ensure_ascii=False))
     report = write_rgb_report(out / "report.md", summary)
     return RGBSuiteRun(out_dir=out, runs=runs, summary=summary, report=report, chart=chart_path, notes=notes)
 

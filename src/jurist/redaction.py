@@ -1,0 +1,339 @@
+"""Redaction of API keys and key-shaped text from everything jurist writes.
+
+A provider may echo the API key back: in an error body (``Incorrect API key provided:
+...``, a proxy that repeats the request headers) or even in an answer. Whatever jurist
+writes (results and raw replies, error messages, run exports, reports, calibration
+outputs, optimization artifacts, the response cache, log records, the CLI's error lines)
+goes through :func:`redact` or :func:`redact_value` first, at a few choke points: the
+result store, :class:`jurist.judges.judge.JudgeFailure`, the response cache's writes,
+:mod:`jurist.atomic`, the export writer, the artifact writer, ``jurist.cli.main`` and a
+log-record factory (:func:`install_log_redaction`).
+
+What is redacted (each occurrence is replaced with :data:`REDACTED`):
+
+- **configured keys**: every value given to :func:`register_secret` (jurist registers the
+  key of each LM it builds, read from the variable a config's ``api_key_env`` names), and
+  the value of every environment variable whose name says it holds a secret (it ends in
+  ``_API_KEY``, ``_APIKEY``, ``_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, ...; the
+  provider variables LiteLLM reads, such as ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` and
+  ``HF_TOKEN``, all do), when the value has at least :data:`MIN_SECRET_LENGTH` characters;
+- **key-shaped text**: ``sk-...`` (OpenAI, Anthropic's ``sk-ant-...``) and other providers'
+  key prefixes (``gsk_``, ``hf_``, ``xai-``, ``AIza``, ``AKIA``, ``ghp_``, ...), the token
+  after ``Bearer``/``Basic``, the value of an ``Authorization`` header, and the value of an
+  assignment such as ``api_key=...``, ``"api_key": "..."``, ``x-api-key: ...``,
+  ``access_token=...``, ``password: ...``.
+
+A redacted model answer may mean something else than the answer did (a judge's
+explanation that quoted the key now quotes ``[REDACTED]``); it is still stored, parsed and
+scored as redacted, and a cached answer is served redacted on a re-run. The redaction
+never touches quotes or backslashes, so redacted JSON text stays valid JSON.
+
+This module imports nothing heavy and nothing of jurist, so every layer may use it (the
+pure ``jurist.metrics`` do not: they write nothing).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import logging
+import os
+import re
+import threading
+import traceback
+import warnings
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = [
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "TEXT_SUFFIXES",
+    "RedactingFilter",
+    "environment_secrets",
+    "install_log_redaction",
+    "redact",
+    "redact_file",
+    "redact_value",
+    "register_secret",
+]
+
+REDACTED = "[REDACTED]"
+"""What a secret is replaced with."""
+
+MIN_SECRET_LENGTH = 8
+"""Shorter values of secret-named variables are not redacted (they would match everywhere)."""
+
+TEXT_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".jsonl", ".md", ".txt", ".yaml", ".yml", ".html", ".log"})
+"""File suffixes :func:`redact_file` (and :mod:`jurist.atomic`) treat as text."""
+
+T = TypeVar("T")
+
+_SECRET_NAME = re.compile(
+    r"(?:^|_)(?:API_?KEY|KEY|KEY_ID|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY|PASSWORD|PASSWD|CREDENTIALS?)$",
+    re.IGNORECASE,
+)
+
+_registered: set[str] = set()
+_registered_lock = threading.Lock()
+
+# Characters of a token (a key, a bearer token); never quotes or backslashes, so a
+# replacement inside JSON text leaves it valid JSON.
+_TOKEN_CHARS = r"A-Za-z0-9._~+/=\-"
+_TOKEN = rf"(?:(?=[{_TOKEN_CHARS}]*\d)[{_TOKEN_CHARS}]{{8,}}|[{_TOKEN_CHARS}]{{20,}})"
+_ASSIGNED_VALUE = r"(?!\[REDACTED\])[^\s\"'\\,;}&)\]\[<>]{8,}"
+
+_SHAPES = "|".join(
+    [
+        # An Authorization header's value (any scheme, or none): keep the header name.
+        rf"(?P<k1>(?i:\bauthorization)[\"']?\s*[:=]\s*[\"']?(?:(?i:bearer|basic|token|bot)\s+)?){_TOKEN}",
+        # A token after an HTTP auth scheme.
+        rf"(?P<k2>\b(?:Bearer|Basic)\s+){_TOKEN}",
+        # An assignment of a key-like setting: api_key=..., "api_key": "...", x-api-key: ...
+        r"(?P<k3>(?i:\b(?:x-)?api[_-]?key|\b(?:access|auth|refresh|session|bearer)[_-]?token"
+        r"|\bsecret[_-]?(?:access[_-]?)?key|\bclient[_-]?secret|\bpassword|\bpasswd)"
+        rf"[\"']?\s*[:=]\s*[\"']?){_ASSIGNED_VALUE}",
+        # Key prefixes of providers: OpenAI/Anthropic, Groq, Hugging Face, xAI, Google, AWS,
+        # GitHub, Replicate, Perplexity.
+        r"\bsk-(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{10,}",
+        r"\b(?:gsk_|hf_|xai-|r8_|pplx-)[A-Za-z0-9]{20,}",
+        r"\bAIza[0-9A-Za-z_\-]{30,}",
+        r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
+    ]
+)
+
+
+def register_secret(value: str | None) -> None:
+    """Redact ``value`` from now on in this process (e.g. a key read from a config's variable).
+
+    Values shorter than :data:`MIN_SECRET_LENGTH` characters are ignored.
+    """
+    if value and len(value.strip()) >= MIN_SECRET_LENGTH:
+        with _registered_lock:
+            _registered.add(value.strip())
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Values of the environment variables whose names say they hold a secret.
+
+    A name counts when it ends in ``_API_KEY``, ``_APIKEY``, ``_KEY``, ``_KEY_ID``,
+    ``_TOKEN``, ``_SECRET``, ``_SECRET_KEY``, ``_ACCESS_KEY``, ``_PASSWORD``, ``_PASSWD`` or
+    ``_CREDENTIALS`` (or is one of those words); values shorter than
+    :data:`MIN_SECRET_LENGTH` characters are left out.
+    """
+    source = os.environ if environ is None else environ
+    found = []
+    for name, value in list(source.items()):
+        value = value.strip()
+        if len(value) >= MIN_SECRET_LENGTH and _SECRET_NAME.search(name):
+            found.append(value)
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = [re.escape(secret) for secret in secrets]  # longest first (sorted by the caller)
+    return re.compile("|".join([*alternatives, _SHAPES]))
+
+
+def _pattern(extra: Iterable[str | None] = ()) -> re.Pattern[str]:
+    with _registered_lock:
+        known = set(_registered)
+    known.update(environment_secrets())
+    known.update(value.strip() for value in extra if value and len(value.strip()) >= MIN_SECRET_LENGTH)
+    return _compile(tuple(sorted(known, key=lambda secret: (-len(secret), secret))))
+
+
+def _replace(match: re.Match[str]) -> str:
+    kept = match.group("k1") or match.group("k2") or match.group("k3") or ""
+    return kept + REDACTED
+
+
+def redact(text: str, *, extra: Iterable[str | None] = ()) -> str:
+    """``text`` with every configured key and key-shaped string replaced by :data:`REDACTED`.
+
+    Args:
+        text: Any text (an error message, a raw reply, JSON, CSV, Markdown).
+        extra: More secret values to redact (e.g. a key not read from the environment).
+    """
+    if not text:
+        return text
+    return _pattern(extra).sub(_replace, text)
+
+
+def _redact_walk(value: Any, pattern: re.Pattern[str], depth: int, seen: set[int]) -> tuple[Any, bool]:
+    """``(redacted value, changed)``; unchanged parts are the original objects."""
+    if isinstance(value, str):
+        new = pattern.sub(_replace, value)
+        return (new, True) if new != value else (value, False)
+    if value is None or isinstance(value, bool | int | float | complex):
+        return value, False
+    if isinstance(value, bytes | bytearray):
+        text = bytes(value).decode("utf-8", errors="surrogateescape")
+        new_text = pattern.sub(_replace, text)
+        if new_text == text:
+            return value, False
+        data = new_text.encode("utf-8", errors="surrogateescape")
+        return (bytearray(data) if isinstance(value, bytearray) else data), True
+    if depth > 64 or id(value) in seen:
+        return value, False
+    seen.add(id(value))
+    try:
+        if type(value) is dict:
+            changed = False
+            result: dict[Any, Any] = {}
+            for key, item in value.items():
+                new_key, key_changed = _redact_walk(key, pattern, depth + 1, seen)
+                new_item, item_changed = _redact_walk(item, pattern, depth + 1, seen)
+                result[new_key] = new_item
+                changed = changed or key_changed or item_changed
+            return (result, True) if changed else (value, False)
+        if type(value) in (list, tuple, set, frozenset):
+            items = [_redact_walk(item, pattern, depth + 1, seen) for item in value]
+            if not any(changed for _, changed in items):
+                return value, False
+            return type(value)(item for item, _ in items), True
+        return _redact_object(value, pattern, depth, seen)
+    finally:
+        seen.discard(id(value))
+
+
+def _redact_object(value: Any, pattern: re.Pattern[str], depth: int, seen: set[int]) -> tuple[Any, bool]:
+    """An object's attributes (a pydantic model, a dataclass, a response object), or a
+    mapping or sequence of another type, redacted into a copy when any of them changes."""
+    attributes = getattr(value, "__dict__", None)
+    if isinstance(attributes, dict):
+        changes = {}
+        for name, item in attributes.items():
+            new_item, changed = _redact_walk(item, pattern, depth + 1, seen)
+            if changed:
+                changes[name] = new_item
+        extra = getattr(value, "__pydantic_extra__", None)
+        new_extra, extra_changed = (
+            _redact_walk(extra, pattern, depth + 1, seen) if isinstance(extra, dict) else (None, False)
+        )
+        if not changes and not extra_changed:
+            return value, False
+        try:
+            duplicate = copy.copy(value)
+            duplicate.__dict__.update(changes)  # bypasses validation and frozen models, on purpose
+            if extra_changed:
+                object.__setattr__(duplicate, "__pydantic_extra__", new_extra)
+        except Exception:
+            return value, False  # an object that cannot be copied is left as it is
+        return duplicate, True
+    if isinstance(value, Mapping):
+        as_dict, changed = _redact_walk(dict(value), pattern, depth, seen)
+        return (as_dict, True) if changed else (value, False)
+    return value, False
+
+
+def redact_value(value: T, *, extra: Iterable[str | None] = ()) -> T:
+    """``value`` with every string in it redacted (see :func:`redact`).
+
+    Strings, bytes, dicts, lists, tuples and sets are walked, and so are the attributes of
+    objects (pydantic models such as LiteLLM's ``ModelResponse``, dataclasses). The value is
+    returned unchanged (the same object) when nothing in it is secret; otherwise a copy is
+    returned and ``value`` itself is never modified.
+    """
+    new, _changed = _redact_walk(value, _pattern(extra), 0, set())
+    return new  # type: ignore[no-any-return]
+
+
+def redact_file(path: str | Path) -> bool:
+    """Redact a UTF-8 text file in place (not atomically: meant for a temporary file).
+
+    Returns:
+        Whether the file changed. A file that is not UTF-8 text is left alone.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    new = redact(text)
+    if new == text:
+        return False
+    file.write_text(new, encoding="utf-8", newline="")
+    return True
+
+
+def _redact_record(record: logging.LogRecord) -> None:
+    """Redact a log record's message, exception text and stack text in place."""
+    if getattr(record, "_jurist_redacted", False):
+        return
+    record._jurist_redacted = True
+    pattern = _pattern()
+    try:
+        message = record.getMessage()
+    except Exception:
+        message = None
+    if message is not None:
+        redacted = pattern.sub(_replace, message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+    if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
+        text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+        redacted = pattern.sub(_replace, text)
+        if redacted != text:
+            record.exc_text = redacted  # formatters print exc_text instead of formatting exc_info
+    elif record.exc_text:
+        record.exc_text = pattern.sub(_replace, record.exc_text)
+    if record.stack_info:
+        record.stack_info = pattern.sub(_replace, record.stack_info)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts each record it sees (and never drops one).
+
+    Add it to a handler to redact what that handler writes. :func:`install_log_redaction`
+    redacts every record when it is made, whichever logger or handler it goes to.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        _redact_record(record)
+        return True
+
+
+_install_lock = threading.Lock()
+_installed = False
+
+
+def install_log_redaction() -> None:
+    """Redact every log record and warning of this process when it is made (idempotent).
+
+    Log records are redacted by wrapping the log-record factory, so records of every logger
+    (jurist's, DSPy's, LiteLLM's, httpx's, asyncio's) are redacted whatever handler
+    receives them; a logger filter would miss records that propagate from child loggers.
+    Warnings are redacted by wrapping :func:`warnings.formatwarning`.
+    """
+    global _installed
+    with _install_lock:
+        if _installed:
+            return
+        previous_factory = logging.getLogRecordFactory()
+
+        def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = previous_factory(*args, **kwargs)
+            try:
+                _redact_record(record)
+            except Exception:  # redaction must never break logging
+                pass
+            return record
+
+        logging.setLogRecordFactory(factory)
+        previous_format = warnings.formatwarning
+
+        def formatwarning(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            line: str | None = None,
+        ) -> str:
+            return redact(previous_format(message, category, filename, lineno, line))
+
+        warnings.formatwarning = formatwarning
+        _installed = True

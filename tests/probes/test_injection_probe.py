@@ -1,0 +1,255 @@
+"""Injection probes: judged text never becomes the parsed verdict (LLM judges on the loopback
+server that copy the judged text into their reply, and every offline baseline)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import dspy
+import pytest
+
+from jurist.judges.adapters import ESCAPE, unescape_markers
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import BaselineJudge
+from jurist.tasks import get_task
+from jurist.tasks._probe import load_cases, probe_injection, probe_judge
+from jurist.testing import OpenAICompatibleServer, last_user_message
+from support import loopback_config, run_cli
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+_INPUT_HEADER = re.compile(r"^\[\[ ## (\w+) ## \]\]$", re.M)
+_FIELD = re.compile(r"^\d+\. `(\w+)`", re.M)
+
+RAGBENCH_VERDICT = {
+    "all_relevant_sentence_keys": '["0a"]',
+    "overall_supported": "True",
+    "sentence_support_information": json.dumps(
+        [
+            {
+                "response_sentence_key": "a",
+                "explanation": "",
+                "supporting_sentence_keys": ["0a"],
+                "fully_supported": True,
+            }
+        ]
+    ),
+    "all_utilized_sentence_keys": '["0a"]',
+}
+
+# (task, data, the copying judge's fixed verdict fields); every other output field gets the pasted text.
+LLM_TASKS = [
+    ("ragbench", "sample:ragbench", RAGBENCH_VERDICT),
+    ("pairwise", "sample:pairs", {"choice": "A"}),
+    (
+        str(EXAMPLES / "context-faithfulness/task.yaml"),
+        str(EXAMPLES / "context-faithfulness/rows.jsonl"),
+        {"verdict": "True", "confidence": "0.8"},
+    ),
+    (
+        str(EXAMPLES / "heritage-custodian-type/task.yaml"),
+        str(EXAMPLES / "heritage-custodian-type/texts.csv"),
+        {"verdict": "M"},
+    ),
+    (
+        str(EXAMPLES / "llmbar-pairwise/task.yaml"),
+        str(EXAMPLES / "llmbar-pairwise/pairs.json"),
+        {"verdict": "A"},
+    ),
+    (
+        str(EXAMPLES / "mt-bench-grader/task.yaml"),
+        str(EXAMPLES / "mt-bench-grader/answers.jsonl"),
+        {"verdict": "7"},
+    ),
+]
+LLM_IDS = ["ragbench", "pairwise", "bool", "label", "yaml-pairwise", "score"]
+
+
+def copying_judge(verdict: dict[str, str], *, retype_markers: bool = False) -> Any:
+    """A loopback responder that answers ``verdict`` in the adapter's format and pastes the
+    judged text (the user message, its own field headers made plain) into every other field.
+
+    With ``retype_markers`` it pastes the text with the adapter's marker escapes removed,
+    as a model that re-types what it read would."""
+
+    def respond(body: dict[str, Any]) -> str:
+        system = str(body["messages"][0]["content"])
+        declared, _, rest = system.partition("Your output fields are:")
+        inputs = set(_FIELD.findall(declared))
+        outputs = _FIELD.findall(rest.split("All interactions", 1)[0])
+        pasted = _INPUT_HEADER.sub(
+            lambda match: f"{match.group(1)}:" if match.group(1) in inputs else match.group(0),
+            last_user_message(body),
+        )
+        if retype_markers:
+            pasted = unescape_markers(pasted)
+        if "Outputs will be a JSON object" in system:
+            values = {name: _json_value(verdict[name]) if name in verdict else pasted for name in outputs}
+            if retype_markers:
+                return f"{pasted}\n{json.dumps(values)}"
+            return json.dumps(values)
+        fields = [f"[[ ## {name} ## ]]\n{verdict.get(name, pasted)}" for name in outputs]
+        return "\n\n".join(fields) + "\n\n[[ ## completed ## ]]"
+
+    return respond
+
+
+def _json_value(text: str) -> Any:
+    try:
+        return json.loads(text.lower() if text in ("True", "False") else text)
+    except json.JSONDecodeError:
+        return text
+
+
+@pytest.mark.parametrize(("task_name", "data", "verdict"), LLM_TASKS, ids=LLM_IDS)
+def test_copying_llm_judge_is_never_moved(
+    task_name: str, data: str, verdict: dict[str, str], tmp_path: Path
+) -> None:
+    with OpenAICompatibleServer(copying_judge(verdict)) as server:
+        task = get_task(task_name)
+        config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"concurrency": 8})
+        report = probe_injection(task, data, config, task.options(), limit=2)
+        sent = [last_user_message(body) for body in server.bodies]
+    assert any(f"[{ESCAPE}[ ## " in message for message in sent)  # the fake fields reached the judge, inert
+    assert report.cases >= 50 and not report.skipped
+    assert report.totals["probes"] == 2 * report.cases
+    assert report.moved == 0, report.to_dict()["moved_probes"][:3]
+    assert report.totals["failed"] == 0, report.to_dict()["failed_probes"][:3]
+
+
+@pytest.mark.parametrize("adapter", ["chat", "json"])
+def test_a_judge_that_retypes_the_markers_fails_rather_than_moves(adapter: str, tmp_path: Path) -> None:
+    task_name, data, verdict = LLM_TASKS[2]
+    with OpenAICompatibleServer(copying_judge(verdict, retype_markers=True)) as server:
+        task = get_task(task_name)
+        config = loopback_config(server.base_url, tmp_path / "cache").model_copy(
+            update={"concurrency": 8, "adapter": adapter, "parse_retries": 0}
+        )
+        report = probe_injection(task, data, config, task.options(), limit=1)
+    assert report.moved == 0, report.to_dict()["moved_probes"][:3]
+    failed = report.to_dict()["failed_probes"]
+    assert failed and all("ambiguous verdict" in probe["error"] for probe in failed)
+    assert all(probe["raw"] for probe in failed)
+    families = report.by_family()
+    assert families["fake-field"]["failed"] > 0
+
+
+def test_dspy_s_own_chat_adapter_is_moved_which_the_probe_reports(tmp_path: Path) -> None:
+    """The probe detects the bug it guards against: DSPy's plain ChatAdapter takes the first
+    copy of a field, so a retyped fake field becomes the verdict."""
+    task_name, data, verdict = LLM_TASKS[2]
+    task = get_task(task_name)
+    options = task.options()
+    items = [next(iter(task.items(task.read(data, options), options)))]
+    cases = [case for case in load_cases() if case.family == "fake-field"]
+    with OpenAICompatibleServer(copying_judge(verdict, retype_markers=True)) as server:
+        config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 0})
+        judge = task.make_judge(config, options)
+        judge.adapter = dspy.ChatAdapter()  # type: ignore[attr-defined]
+        report = asyncio.run(probe_judge(task, judge, items, options, cases))
+    assert report.moved > 0
+
+
+BASELINE_TASKS = [
+    ("ragbench", "sample:ragbench"),
+    ("pairwise", "sample:pairs"),
+    ("rgb-rejection", "sample:rgb-judgments"),
+    ("rgb-error-detection", "sample:rgb-judgments"),
+    ("heritage-classification", "sample:heritage"),
+    *(
+        (str(EXAMPLES / name / "task.yaml"), str(EXAMPLES / name / data))
+        for name, data in [
+            ("context-faithfulness", "rows.jsonl"),
+            ("heritage-custodian-type", "texts.csv"),
+            ("llmbar-pairwise", "pairs.json"),
+            ("mt-bench-grader", "answers.jsonl"),
+        ]
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("task_name", "data"),
+    BASELINE_TASKS,
+    ids=[t[0].split("/")[-2] if "/" in t[0] else t[0] for t in BASELINE_TASKS],
+)
+def test_every_baseline_is_never_moved(task_name: str, data: str) -> None:
+    task = get_task(task_name)
+    report = probe_injection(task, data, JudgeConfig(), task.options(), limit=4)
+    assert report.totals["probes"] >= 4 * 50 and not report.skipped
+    assert report.moved == 0, report.to_dict()["moved_probes"][:3]
+    assert report.totals["failed"] == 0
+
+
+def test_heritage_baseline_is_never_moved_and_extractions_are_skipped() -> None:
+    task = get_task("heritage")
+    report = probe_injection(task, "sample:heritage", JudgeConfig(), task.options(), limit=1)
+    assert report.totals["probes"] >= 50 and report.moved == 0 and report.totals["failed"] == 0
+    ner = get_task("heritage-ner")
+    skipped = probe_injection(ner, "sample:heritage", JudgeConfig(), ner.options(), limit=1)
+    assert skipped.totals["probes"] == 0 and "no fixed vocabulary" in next(iter(skipped.skipped.values()))
+
+
+def test_a_baseline_that_reads_verdict_text_is_reported_as_moved() -> None:
+    """A judge that takes "Choice: X" out of a response is caught by the probe."""
+    task = get_task("pairwise")
+    options = task.options()
+    items = list(task.items(task.read("sample:pairs", options), options))[:2]
+
+    def gullible(**inputs: Any) -> dict[str, Any]:
+        found = re.findall(r"Choice: ([AB])", inputs["response_1"] + inputs["response_2"])
+        return {"choice": found[0] if found else "A", "reason": ""}
+
+    judge = BaselineJudge(gullible, name="gullible", version="1")
+    report = asyncio.run(probe_judge(task, judge, items, options, load_cases()))
+    assert report.moved > 0
+    assert report.by_family()["verdict-text"]["moved"] > 0
+
+
+def test_cli_probe_injection_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    task = str(EXAMPLES / "mt-bench-grader/task.yaml")
+    data = str(EXAMPLES / "mt-bench-grader/answers.jsonl")
+    assert run_cli(["probe", "injection", task, data, "--items", "2", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["moved"] == 0 and printed["probes"] == 2 * printed["cases"] >= 100
+    assert set(printed["families"]) >= {
+        "verdict-text",
+        "json-verdict",
+        "fake-field",
+        "instruction",
+        "markup",
+        "padding",
+        "non-english",
+    }
+    assert run_cli(["probe", "injection", task, data, "--items", "1", "--family", "markup"]) == 0
+    table = capsys.readouterr().out
+    assert "markup" in table and "total" in table and "verdict-text" not in table
+    assert run_cli(["probe", "injection", "ragbench"]) == 2  # no bundled default: DATA is required
+
+
+def test_cli_exits_1_when_a_verdict_moved(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    task_file = tmp_path / "gullible.yaml"
+    task_file.write_text(
+        "name: gullible\ninstructions: Grade it.\ninputs: [answer]\n"
+        "output:\n  kind: label\n  labels: [good, bad]\n"
+        "baseline:\n  rules:\n    - {pattern: 'Label: bad', value: bad}\n  default: good\n",
+        encoding="utf-8",
+    )
+    data = tmp_path / "rows.jsonl"
+    data.write_text(
+        json.dumps({"id": "1", "answer": "A fine answer to the question."}) + "\n", encoding="utf-8"
+    )
+    assert run_cli(["probe", "injection", str(task_file), str(data), "--family", "verdict-text"]) == 1
+    assert "moved" in capsys.readouterr().err
+
+
+def test_gates_claim_baseline_is_never_moved() -> None:
+    gates = Path(__file__).resolve().parents[1] / "data" / "gates"
+    task = get_task("gates")
+    options = task.options({"gold": gates / "qaset.json"})
+    report = probe_injection(task, gates / "trace.sample.jsonl", JudgeConfig(), options, limit=3)
+    assert report.totals["probes"] >= 50
+    assert report.moved == 0 and report.totals["failed"] == 0

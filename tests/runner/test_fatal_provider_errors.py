@@ -1,0 +1,136 @@
+"""Fatal provider errors (wrong key, no permission, unknown model, missing key, bad or unreachable
+api_base) are not retried: the run stops at once with one message and exit code 5, and items
+already judged are kept."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from jurist.errors import ExitCode, FatalProviderError
+from jurist.runner import RESULTS_DB, ResultStore
+from jurist.tasks.ragbench import judge_ragbench
+from jurist.testing import Fault, OpenAICompatibleServer
+from jurist.testing.openai_server import closed_port_url
+from support import ragbench_answer, ragbench_rows, run_cli, write_jsonl
+
+
+def _config_file(path: Path, config) -> Path:
+    path.write_text(yaml.safe_dump(config.model_dump(mode="json")), encoding="utf-8")
+    return path
+
+
+def test_forty_items_against_a_closed_port_stop_within_seconds(llm_config, tmp_path, capsys):
+    url = closed_port_url()
+    # Default retries (6, with waits up to 30 s): a retried refusal would take minutes.
+    config = llm_config.model_copy(update={"api_base": url, "num_retries": 6, "retry_max_wait": 30.0})
+    config_file = _config_file(tmp_path / "judge.yaml", config)
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(40))
+    out = tmp_path / "run"
+
+    start = time.monotonic()
+    code = run_cli(
+        ["judge", "ragbench", str(data), "--out", str(out), "--config", str(config_file), "--no-progress"]
+    )
+    elapsed = time.monotonic() - start
+
+    assert code == ExitCode.FATAL_PROVIDER == 5
+    assert elapsed < 30
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    message = err[0]
+    assert message.startswith("error: ") and "connection refused" in message
+    for named in (str(config_file), config.model, url, "start the server"):
+        assert named in message
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "stopped" and manifest["counts"] == {"ok": 0, "failed": 0}
+
+
+@pytest.mark.parametrize("engine", ["auto", "litellm"])
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        (Fault.unauthorized(), ["authentication failed", "set JURIST_TEST_API_KEY"]),
+        (Fault.forbidden(), ["permission denied", "use a key allowed"]),
+        (Fault.model_not_found(), ["does not know this model", "check the model name"]),
+    ],
+)
+def test_refusals_are_not_retried_and_stop_the_run(engine, fault, words, server, llm_config, tmp_path):
+    config = llm_config.model_copy(update={"engine": engine, "concurrency": 1, "num_retries": 6})
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(5))
+    server.fail_always(fault)
+    with pytest.raises(FatalProviderError) as info:
+        judge_ragbench(data, tmp_path / "run", config, progress=False)
+    assert server.requests == 1  # neither retried nor tried on the next item
+    message = str(info.value)
+    assert "\n" not in message
+    for word in [*words, config.model, server.base_url]:
+        assert word in message
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["status"] == "stopped"
+
+
+def test_items_judged_before_the_refusal_are_kept_and_the_run_resumes(llm_config, tmp_path):
+    answered = 0
+
+    def responder(body: dict) -> str:
+        nonlocal answered
+        answered += 1
+        if answered == 3:  # the key is revoked after three answers
+            srv.fail_always(Fault.unauthorized())
+        return ragbench_answer(body)
+
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(8))
+    out = tmp_path / "run"
+    with OpenAICompatibleServer(responder) as srv:
+        config = llm_config.model_copy(update={"api_base": srv.base_url, "concurrency": 1})
+        with pytest.raises(FatalProviderError):
+            judge_ragbench(data, out, config, progress=False)
+        with ResultStore(out / RESULTS_DB) as store:
+            assert store.counts() == {"ok": 3}
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["status"] == "stopped" and "authentication failed" in manifest["stopped_by"]
+
+        srv.fail_always(None)  # a valid key again
+        srv.reset_count()
+        run = judge_ragbench(data, out, config, progress=False)
+        assert srv.requests == 5 and run.summary["ok"] == 8
+
+
+def test_a_missing_key_variable_stops_before_anything_is_sent(
+    server, llm_config, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("JURIST_TEST_API_KEY")
+    config_file = _config_file(tmp_path / "judge.yaml", llm_config)
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
+    code = run_cli(
+        ["judge", "ragbench", str(data), "--out", str(tmp_path / "run"), "--config", str(config_file)]
+    )
+    assert code == 5
+    message = capsys.readouterr().err.strip()
+    assert (
+        "no API key is set" in message
+        and "set JURIST_TEST_API_KEY" in message
+        and str(config_file) in message
+    )
+    assert server.requests == 0
+
+
+def test_a_missing_provider_key_stops_the_run(server, llm_config, tmp_path):
+    # No api_key_env, and OPENAI_API_KEY is not set (the test environment removes it).
+    config = llm_config.model_copy(update={"api_key_env": None})
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
+    with pytest.raises(FatalProviderError, match="no API key is set.*set OPENAI_API_KEY"):
+        judge_ragbench(data, tmp_path / "run", config, progress=False)
+    assert server.requests == 0
+
+
+@pytest.mark.parametrize("engine", ["auto", "litellm"])
+def test_an_api_base_that_is_not_a_url_stops_the_run(engine, llm_config, tmp_path):
+    config = llm_config.model_copy(update={"api_base": "127.0.0.1:9/v1", "engine": engine})
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
+    with pytest.raises(FatalProviderError, match="server address cannot be used.*check api_base"):
+        judge_ragbench(data, tmp_path / "run", config, progress=False)
