@@ -5,6 +5,13 @@ over the target with :func:`os.replace` (atomic on POSIX and Windows within one 
 system). A writer killed or failing half-way leaves the previous file intact (or no file)
 and never a half-written one; its temporary file is removed when the failure is an
 exception, and otherwise carries a ``.tmp`` name no reader looks at.
+
+Everything written here is redacted (:mod:`jurist.redaction`): text given to
+:func:`atomic_write_text` before it is written, and a text file (``.csv``, ``.json``,
+``.jsonl``, ``.md``, ... :data:`jurist.redaction.TEXT_SUFFIXES`) written through
+:func:`atomic_path`, :func:`atomic_writer` or :func:`atomic_write` before it replaces the
+target. Binary files (Parquet, XLSX, images) cannot be redacted after the fact: their
+writers redact the values first (see :func:`jurist.tasks._results.write_exports`).
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
+
+from jurist.redaction import TEXT_SUFFIXES, redact, redact_file
 
 __all__ = ["atomic_path", "atomic_write", "atomic_write_bytes", "atomic_write_text", "atomic_writer"]
 
@@ -32,7 +41,7 @@ def _fsync(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path, *, redacted: bool = False) -> Iterator[Path]:
     """A temporary path to write ``path``'s new content to; it replaces ``path`` on success.
 
     For writers that take a file name (``DataFrame.to_parquet``, ``Figure.savefig``, ...)::
@@ -40,12 +49,16 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         with atomic_path(out / "items.parquet") as tmp:
             frame.to_parquet(tmp)
 
-    If the block raises, the temporary file is removed and ``path`` is left as it was.
+    If the block raises, the temporary file is removed and ``path`` is left as it was. A
+    text file (by its suffix) is redacted before it replaces ``path``, unless the caller
+    says its content is already ``redacted``.
     """
     target = Path(path)
     tmp = _temporary(target)
     try:
         yield tmp
+        if not redacted and target.suffix.lower() in TEXT_SUFFIXES:
+            redact_file(tmp)
         _fsync(tmp)
         os.replace(tmp, target)
     except BaseException:
@@ -62,9 +75,9 @@ def atomic_writer(path: str | Path, *, newline: str | None = None) -> Iterator[I
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    with atomic_writer(path) as handle:
-        handle.write(text)
+    """Write ``text`` (UTF-8, redacted) to ``path`` atomically."""
+    with atomic_path(path, redacted=True) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(redact(text))
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

@@ -34,6 +34,7 @@ pure ``jurist.metrics`` do not: they write nothing).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import logging
@@ -65,7 +66,9 @@ REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
 """Shorter values of secret-named variables are not redacted (they would match everywhere)."""
 
-TEXT_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".jsonl", ".md", ".txt", ".yaml", ".yml", ".html", ".log"})
+TEXT_SUFFIXES = frozenset(
+    {".csv", ".tsv", ".json", ".jsonl", ".md", ".txt", ".yaml", ".yml", ".html", ".log"}
+)
 """File suffixes :func:`redact_file` (and :mod:`jurist.atomic`) treat as text."""
 
 T = TypeVar("T")
@@ -79,29 +82,77 @@ _registered: set[str] = set()
 _registered_lock = threading.Lock()
 
 # Characters of a token (a key, a bearer token); never quotes or backslashes, so a
-# replacement inside JSON text leaves it valid JSON.
+# replacement inside JSON text leaves it valid JSON. A token has a digit, or is long.
 _TOKEN_CHARS = r"A-Za-z0-9._~+/=\-"
 _TOKEN = rf"(?:(?=[{_TOKEN_CHARS}]*\d)[{_TOKEN_CHARS}]{{8,}}|[{_TOKEN_CHARS}]{{20,}})"
 _ASSIGNED_VALUE = r"(?!\[REDACTED\])[^\s\"'\\,;}&)\]\[<>]{8,}"
+_ASSIGN = r"[\"']?\s*[:=]\s*[\"']?"
 
-_SHAPES = "|".join(
-    [
-        # An Authorization header's value (any scheme, or none): keep the header name.
-        rf"(?P<k1>(?i:\bauthorization)[\"']?\s*[:=]\s*[\"']?(?:(?i:bearer|basic|token|bot)\s+)?){_TOKEN}",
-        # A token after an HTTP auth scheme.
-        rf"(?P<k2>\b(?:Bearer|Basic)\s+){_TOKEN}",
-        # An assignment of a key-like setting: api_key=..., "api_key": "...", x-api-key: ...
-        r"(?P<k3>(?i:\b(?:x-)?api[_-]?key|\b(?:access|auth|refresh|session|bearer)[_-]?token"
-        r"|\bsecret[_-]?(?:access[_-]?)?key|\bclient[_-]?secret|\bpassword|\bpasswd)"
-        rf"[\"']?\s*[:=]\s*[\"']?){_ASSIGNED_VALUE}",
-        # Key prefixes of providers: OpenAI/Anthropic, Groq, Hugging Face, xAI, Google, AWS,
-        # GitHub, Replicate, Perplexity.
-        r"\bsk-(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{10,}",
-        r"\b(?:gsk_|hf_|xai-|r8_|pplx-)[A-Za-z0-9]{20,}",
-        r"\bAIza[0-9A-Za-z_\-]{30,}",
-        r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
-    ]
+
+def _word(first: str, rest: str, *, ignore_case: bool = True) -> list[str]:
+    """Branches matching a word that no letter or digit precedes (``OPENAI_API_KEY=`` counts
+    as ``API_KEY=``): its first character literal (either case), the rest a regex.
+
+    Every branch of the pattern starts with a literal character, so the regex engine skips
+    ahead to candidate characters (about 10x faster on long text than a leading ``\\b`` or
+    a case-insensitive group)."""
+    firsts = sorted({first.lower(), first.upper()}) if ignore_case else [first]
+    tail = f"(?i:{rest})" if ignore_case else rest
+    return [f"{re.escape(char)}(?<![A-Za-z0-9]{re.escape(char)}){tail}" for char in firsts]
+
+
+_ASSIGNED_NAMES = [  # key-like settings whose assigned value is redacted: (first letter, rest)
+    ("a", r"pi[_-]?key"),
+    ("x", r"-api[_-]?key"),
+    ("a", r"ccess[_-]?token"),
+    ("a", r"uth[_-]?token"),
+    ("r", r"efresh[_-]?token"),
+    ("s", r"ession[_-]?token"),
+    ("b", r"earer[_-]?token"),
+    ("s", r"ecret[_-]?(?:access[_-]?)?key"),
+    ("c", r"lient[_-]?secret"),
+    ("p", r"assw(?:or)?d"),
+]
+
+_SHAPE_BRANCHES = [
+    # An Authorization header's value (any scheme, or none).
+    *(
+        f"{branch}{_ASSIGN}(?:(?i:bearer|basic|token|bot)\\s+)?{_TOKEN}"
+        for branch in _word("a", "uthorization")
+    ),
+    # A token after an HTTP auth scheme.
+    *(
+        f"{branch}\\s+{_TOKEN}"
+        for name in ("Bearer", "Basic")
+        for branch in _word(name[0], name[1:], ignore_case=False)
+    ),
+    # An assignment of a key-like setting: api_key=..., "api_key": "...", x-api-key: ...
+    *(
+        f"{branch}{_ASSIGN}{_ASSIGNED_VALUE}"
+        for first, rest in _ASSIGNED_NAMES
+        for branch in _word(first, rest)
+    ),
+    # Key prefixes of providers: OpenAI/Anthropic, Groq, Hugging Face, xAI, Replicate,
+    # Perplexity, Google, AWS, GitHub.
+    *(
+        f"{branch}(?=[A-Za-z0-9_\\-]*\\d)[A-Za-z0-9_\\-]{{10,}}"
+        for branch in _word("s", "k-", ignore_case=False)
+    ),
+    *(
+        f"{branch}[A-Za-z0-9]{{20,}}"
+        for prefix in ("gsk_", "hf_", "xai-", "r8_", "pplx-")
+        for branch in _word(prefix[0], re.escape(prefix[1:]), ignore_case=False)
+    ),
+    *(f"{branch}[0-9A-Za-z_\\-]{{30,}}" for branch in _word("A", "Iza", ignore_case=False)),
+    *(f"{branch}[0-9A-Z]{{16}}\\b" for branch in _word("A", "(?:KIA|SIA)", ignore_case=False)),
+    *(f"{branch}[A-Za-z0-9_]{{30,}}" for branch in _word("g", "(?:h[pousr]_|ithub_pat_)", ignore_case=False)),
+]
+
+# The part of a match that is kept (the header or setting name, the auth scheme).
+_KEEP = re.compile(
+    r"(?i:authorization" + _ASSIGN + r"(?:(?:bearer|basic|token|bot)\s+)?"
+    r"|(?:bearer|basic)\s+"
+    r"|(?:" + "|".join(first + rest for first, rest in _ASSIGNED_NAMES) + ")" + _ASSIGN + ")"
 )
 
 
@@ -135,20 +186,41 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
 @functools.lru_cache(maxsize=64)
 def _compile(secrets: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = [re.escape(secret) for secret in secrets]  # longest first (sorted by the caller)
-    return re.compile("|".join([*alternatives, _SHAPES]))
+    return re.compile("|".join([*alternatives, *_SHAPE_BRANCHES]))
+
+
+_environment_seen: tuple[int, tuple[str, ...]] | None = None
+
+
+def _current_environment_secrets() -> tuple[str, ...]:
+    """:func:`environment_secrets` of ``os.environ``, scanned again only when it changed."""
+    global _environment_seen
+    data = getattr(os.environ, "_data", None)  # CPython's raw mapping: hashing it is cheap
+    if not isinstance(data, dict):
+        return tuple(environment_secrets())
+    state = hash(tuple(data.items()))
+    seen = _environment_seen
+    if seen is not None and seen[0] == state:
+        return seen[1]
+    found = tuple(environment_secrets())
+    _environment_seen = (state, found)
+    return found
 
 
 def _pattern(extra: Iterable[str | None] = ()) -> re.Pattern[str]:
     with _registered_lock:
         known = set(_registered)
-    known.update(environment_secrets())
+    known.update(_current_environment_secrets())
     known.update(value.strip() for value in extra if value and len(value.strip()) >= MIN_SECRET_LENGTH)
     return _compile(tuple(sorted(known, key=lambda secret: (-len(secret), secret))))
 
 
 def _replace(match: re.Match[str]) -> str:
-    kept = match.group("k1") or match.group("k2") or match.group("k3") or ""
-    return kept + REDACTED
+    text = match.group(0)
+    kept = _KEEP.match(text)
+    if kept is None or kept.end() == len(text):
+        return REDACTED  # a configured secret, or a key with a provider's prefix
+    return kept.group(0) + REDACTED
 
 
 def redact(text: str, *, extra: Iterable[str | None] = ()) -> str:
@@ -250,13 +322,15 @@ def redact_file(path: str | Path) -> bool:
     """
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        with open(file, encoding="utf-8", newline="") as handle:  # line ends kept as they are
+            text = handle.read()
     except (OSError, UnicodeDecodeError):
         return False
     new = redact(text)
     if new == text:
         return False
-    file.write_text(new, encoding="utf-8", newline="")
+    with open(file, "w", encoding="utf-8", newline="") as handle:
+        handle.write(new)
     return True
 
 
@@ -317,10 +391,8 @@ def install_log_redaction() -> None:
 
         def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
             record = previous_factory(*args, **kwargs)
-            try:
+            with contextlib.suppress(Exception):  # redaction must never break logging
                 _redact_record(record)
-            except Exception:  # redaction must never break logging
-                pass
             return record
 
         logging.setLogRecordFactory(factory)

@@ -120,9 +120,16 @@ def _interrupted_reported(exc: KeyboardInterrupt) -> bool:
 
 
 def _fail(exc: BaseException, message: str, code: int) -> NoReturn:
+    """Print the error (and with ``--debug`` its traceback), redacted, and exit with ``code``.
+
+    A provider may have echoed the API key into an exception's message: the line and the
+    traceback go through :func:`jurist.redaction.redact`.
+    """
+    from jurist.redaction import redact
+
     if _state["debug"]:
-        traceback.print_exception(exc, file=sys.stderr)
-    typer.echo(f"error: {message}", err=True)
+        typer.echo(redact("".join(traceback.format_exception(exc))).rstrip("\n"), err=True)
+    typer.echo(f"error: {redact(message)}", err=True)
     sys.exit(code)
 
 
@@ -161,6 +168,9 @@ def main(argv: list[str] | None = None) -> NoReturn:
     traceback. Usage errors exit 2 (Click's rule). Ctrl-C exits 130 and says that the same
     command resumes. An unexpected error (a bug) exits 70 and asks for a report.
     """
+    from jurist.redaction import install_log_redaction
+
+    install_log_redaction()
     _register_commands()
     args = list(sys.argv[1:] if argv is None else argv)
     # Known before parsing, so an error while parsing the command line honours it too.

@@ -34,16 +34,21 @@ from jurist.judges.adapters import make_adapter
 from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import UsageMeter, build_lm, fatal_provider_error, metering, with_rollout
 from jurist.judges.retry import provider_problem, provider_retrying
+from jurist.redaction import redact
 from jurist.schemas import Usage
 
 
 class JudgeFailure(Exception):
-    """A judgment that failed after every retry; the item is recorded as failed, not scored."""
+    """A judgment that failed after every retry; the item is recorded as failed, not scored.
+
+    Its message and raw answers are redacted (:func:`jurist.redaction.redact`): a provider
+    may echo the API key into an error body or an answer.
+    """
 
     def __init__(self, message: str, *, error_type: str, raw: list[str], usage: Usage, attempts: int) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))
         self.error_type = error_type
-        self.raw = raw
+        self.raw = [redact(text) for text in raw]
         self.usage = usage
         self.attempts = attempts
 

@@ -18,6 +18,11 @@ Facts this module is built around (DSPy 3.4 / LiteLLM 1.106):
   answer was accepted (:meth:`UsageMeter.commit_cache`), and are dropped otherwise. An
   answer the cache served that then fails to parse (written by an older jurist, or by code
   that did not hold its writes) is evicted (:meth:`UsageMeter.evict_served`).
+- A provider may echo the API key back in an error or an answer. The key of every LM built
+  here is registered with :mod:`jurist.redaction`, log records are redacted
+  (:func:`jurist.redaction.install_log_redaction`), and :class:`JuristCache` redacts each
+  answer before it is stored, so the key never reaches the disk cache (a re-run serves
+  the redacted answer).
 - DSPy reports only answered calls; a request that got a 429, a 500 or timed out is not in
   its usage. :class:`JudgeLM` counts those too, so ``Usage.calls`` is every request the
   provider received.
@@ -32,7 +37,6 @@ import contextvars
 import hashlib
 import logging
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -49,6 +53,7 @@ from dspy.clients.cache import Cache
 from jurist.errors import ConfigError, FatalProviderError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.retry import ProviderProblem, reached_provider
+from jurist.redaction import install_log_redaction, redact, redact_value, register_secret
 from jurist.schemas import Usage
 
 logger = logging.getLogger(__name__)
@@ -195,8 +200,10 @@ class JuristCache(Cache):
     Inside :func:`metering` with ``hold_cache_writes``, :meth:`put` keeps the answer on the
     meter instead of writing it; the judge commits it once the answer parsed. Every answer
     served to a metered call is noted on the meter, so the judge can evict it if it turns
-    out not to parse. Without an active meter it behaves exactly like DSPy's cache. A read
-    that hits a damaged shard is logged once and treated as a miss.
+    out not to parse. Without an active meter it behaves like DSPy's cache. A read that hits
+    a damaged shard is logged once and treated as a miss. Every answer is redacted before it
+    is stored (:func:`jurist.redaction.redact_value`): a key the provider echoed never
+    reaches the disk.
     """
 
     _warned_damage = False
@@ -226,7 +233,7 @@ class JuristCache(Cache):
     ) -> None:
         meter = _meter.get()
         if meter is None or not meter.hold_cache_writes:
-            super().put(request, value, ignored_args_for_cache_key, enable_memory_cache)
+            super().put(request, redact_value(value), ignored_args_for_cache_key, enable_memory_cache)
             return
         try:
             key = self.cache_key(request, ignored_args_for_cache_key)
@@ -235,7 +242,8 @@ class JuristCache(Cache):
         meter.held.append((self, key, value, enable_memory_cache))
 
     def write(self, key: str, value: Any, *, memory: bool = True) -> None:
-        """Store ``value`` under ``key`` (a key from :meth:`cache_key`)."""
+        """Store ``value`` (redacted) under ``key`` (a key from :meth:`cache_key`)."""
+        value = redact_value(value)
         if memory and self.enable_memory_cache:
             with self._lock:
                 self.memory_cache[key] = value
@@ -411,16 +419,10 @@ _WHAT = {
 }
 
 
-_KEY_SHAPED = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+\S+)")
-
-
 def _redact(text: str, config: JudgeConfig) -> str:
     """``text`` without the configured API key or anything key-shaped (a provider may echo it)."""
-    for variable in {config.api_key_env, _KEY_VARIABLES.get(_provider(config))} - {None}:
-        secret = os.environ.get(str(variable))
-        if secret:
-            text = text.replace(secret, "***")
-    return _KEY_SHAPED.sub("***", text)
+    variables = {config.api_key_env, _KEY_VARIABLES.get(_provider(config))} - {None}
+    return redact(text, extra=[os.environ.get(str(variable)) for variable in variables])
 
 
 def fatal_provider_error(config: JudgeConfig, problem: ProviderProblem) -> FatalProviderError:
@@ -456,6 +458,7 @@ def _api_key(config: JudgeConfig) -> str | None:
         raise fatal_provider_error(
             config, ProviderProblem("missing_key", f"environment variable {config.api_key_env} is not set")
         )
+    register_secret(key)  # redacted from everything jurist writes, whatever its variable's name
     return key
 
 
@@ -472,6 +475,7 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
         raise ConfigError("the baseline judge uses no LM", field="model")
     # LiteLLM otherwise fetches its price map from the network when it is first imported.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    install_log_redaction()  # a provider may echo the key into a message DSPy or LiteLLM logs
     # rollout_id salts the cache key only; DSPy warns on every call that it does not change sampling.
     warnings.filterwarnings("ignore", message="rollout_id has no effect")
     key = _api_key(config)  # before anything is created on disk

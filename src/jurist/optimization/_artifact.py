@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 from jurist.atomic import atomic_write_text
 from jurist.errors import ArtifactError
 from jurist.judges.config import JudgeConfig, make_config
+from jurist.redaction import redact_value
 from jurist.schemas import Usage
 
 __all__ = [
@@ -130,10 +131,14 @@ def program_state(program: dspy.Module) -> dict[str, Any]:
 
 
 def write_artifact(artifact: Artifact, path: str | Path) -> Path:
-    """Write an artifact as indented JSON (atomically: a temporary file, then a rename)."""
+    """Write an artifact as indented JSON (atomically: a temporary file, then a rename).
+
+    The artifact is redacted first (:func:`jurist.redaction.redact_value`): its demos hold
+    model answers, which may quote an API key the provider echoed.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(artifact.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    text = json.dumps(redact_value(artifact.model_dump(mode="json")), indent=2, ensure_ascii=False)
     atomic_write_text(target, text)
     return target
 

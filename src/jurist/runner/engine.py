@@ -44,6 +44,7 @@ from tqdm.auto import tqdm
 
 from jurist.errors import RunDirectoryError
 from jurist.judges.judge import Judge, JudgeFailure
+from jurist.redaction import redact
 from jurist.runner.blocking import call_blocking
 from jurist.runner.lock import run_lock
 from jurist.runner.store import RESULTS_DB, ResultStore
@@ -137,7 +138,7 @@ def _check_rows(run_dir: Path, fingerprint: str, has_manifest: bool) -> None:
 
 def _write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     tmp = run_dir / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+    tmp.write_text(redact(json.dumps(manifest, indent=2, default=str)), encoding="utf-8")
     tmp.replace(run_dir / MANIFEST)
 
 
@@ -346,7 +347,7 @@ def _run_locked(
                 summary.interrupted = True
             except Exception as exc:  # a fatal provider error, a damaged store: stop, keep what is done
                 error = exc
-                summary.stopped = str(exc)
+                summary.stopped = redact(str(exc))
         summary.elapsed_s = time.perf_counter() - start
         manifest.update(
             status="interrupted" if summary.interrupted else "stopped" if error else "finished",

@@ -8,6 +8,9 @@ Every row carries the fingerprint of the judge that produced it (column
 ``judge_fingerprint``; files written before the column existed get it added, with ``NULL``
 for their old rows), so the runner can refuse to mix two judges' results in one directory.
 
+Every row is redacted before it is written (:mod:`jurist.redaction`): an API key the
+provider echoed into an error, a raw reply or the parsed output never reaches the file.
+
 A damaged file (not a database, truncated, malformed) is never read past the damage: it
 raises :class:`jurist.errors.RunDirectoryError`, whose message names the file and says how
 to recover, instead of a traceback.
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from jurist.errors import InputError, RunDirectoryError
+from jurist.redaction import redact, redact_value
 from jurist.schemas import ItemResult, Usage
 
 RESULTS_DB = "results.sqlite"
@@ -133,14 +137,15 @@ class ResultStore:
 
     def put(self, result: ItemResult) -> None:
         """Record a finished item (with this store's judge fingerprint), replacing an earlier
-        failed attempt of the same item."""
+        failed attempt of the same item. Its error, raw answers and output are redacted first."""
+        output = redact_value(result.output)
         values: tuple[Any, ...] = (
             result.id,
             result.status,
-            json.dumps(result.output, ensure_ascii=False) if result.output is not None else None,
-            result.error,
+            json.dumps(output, ensure_ascii=False) if output is not None else None,
+            redact(result.error) if result.error else result.error,
             result.error_type,
-            json.dumps(result.raw, ensure_ascii=False),
+            json.dumps(redact_value(result.raw), ensure_ascii=False),
             result.attempts,
             result.latency_s,
             result.usage.model_dump_json(),

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
+from jurist.redaction import redact, redact_value
 from jurist.report.jsonout import dumps, json_ready
 from jurist.schemas import ItemResult
 
@@ -132,17 +133,35 @@ def run_info(path: Path) -> dict[str, Any]:
     return {"run": run}
 
 
+def _redacted_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every text (and list or dict) cell redacted; the same frame if none changes."""
+    result = table
+    for column in table.columns:
+        values = table[column]
+        if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+            redacted = values.map(redact_value)
+            if any(new is not old for new, old in zip(redacted, values, strict=True)):
+                if result is table:
+                    result = table.copy()
+                result[column] = redacted
+    return result
+
+
 def write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) -> None:
-    """Write a scored run's exports into its directory, each through a temporary file."""
+    """Write a scored run's exports into its directory, each through a temporary file.
+
+    Everything is redacted (:mod:`jurist.redaction`): results, the per-item table (also in
+    Parquet, which cannot be redacted after writing), the summary and the report.
+    """
     with atomic_writer(run_dir / "results.jsonl") as handle:
         for result in results:
-            handle.write(result.model_dump_json() + "\n")
-    table = scores.items
+            handle.write(redact(result.model_dump_json()) + "\n")
+    table = _redacted_table(scores.items)
     atomic_write(run_dir / "items.csv", lambda tmp: table.to_csv(tmp, index=False))
     flat = table.copy()
     for column in flat.columns:
         if flat[column].map(lambda v: isinstance(v, list | dict)).any():
             flat[column] = flat[column].map(lambda v: json.dumps(v, default=str) if v is not None else None)
     atomic_write(run_dir / "items.parquet", lambda tmp: flat.to_parquet(tmp, index=False))
-    atomic_write_text(run_dir / "summary.json", strict_json(scores.summary))
+    atomic_write_text(run_dir / "summary.json", strict_json(redact_value(scores.summary)))
     atomic_write_text(run_dir / "report.md", scores.report)

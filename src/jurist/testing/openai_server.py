@@ -6,9 +6,16 @@ from a *responder* (a fixed string, or a function of the request body); faults (
 429 with ``Retry-After``, 500, a delay longer than the client's timeout, and the refusals
 a real provider gives: 401 wrong key, 403 no permission, 404 unknown model) can be queued
 and are served before normal replies, or set to answer every request
-(:meth:`OpenAICompatibleServer.fail_always`). The server counts every request it receives
-(``requests``) and every status it answered with (``statuses``).
-:func:`closed_port_url` gives a base URL where nothing listens (connection refused).
+(:meth:`OpenAICompatibleServer.fail_always`); a responder may also return a :class:`Fault`
+for the request it was given. The server counts every request it receives (``requests``)
+and every status it answered with (``statuses``). :func:`closed_port_url` gives a base URL
+where nothing listens (connection refused).
+
+With ``echo_authorization=True`` it behaves like a provider (or proxy) that leaks the API
+key: every error body repeats the request's ``Authorization`` header, every reply carries
+it in ``system_fingerprint``, and the placeholders :data:`AUTHORIZATION_PLACEHOLDER` and
+:data:`API_KEY_PLACEHOLDER` in a reply's text are replaced with the header and the bare key
+(used to test that jurist redacts the key from everything it writes).
 
 Run it on its own with ``python -m jurist.testing.openai_server --latency 0.1``: it
 prints its base URL and serves until interrupted.
@@ -28,7 +35,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[dict[str, Any]], str]
+AUTHORIZATION_PLACEHOLDER = "{{authorization}}"
+"""In a reply of an ``echo_authorization`` server: replaced by the request's Authorization header."""
+API_KEY_PLACEHOLDER = "{{api_key}}"
+"""In a reply of an ``echo_authorization`` server: replaced by the key (the header after its scheme)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,11 @@ class Fault:
         return cls(200, delay=delay)
 
     @classmethod
+    def bad_request(cls) -> Fault:
+        """HTTP 400, as a provider answers a request it cannot serve (not retried)."""
+        return cls(400)
+
+    @classmethod
     def unauthorized(cls) -> Fault:
         """HTTP 401, as a provider answers a wrong or revoked API key."""
         return cls(401)
@@ -74,7 +89,12 @@ class Fault:
         return cls(404)
 
 
+Responder = Callable[[dict[str, Any]], str | Fault]
+"""The reply to a request body: the assistant's text, or a :class:`Fault` to answer with instead
+(one with status 200 waits its delay, then answers "ok")."""
+
 _ERROR_TYPES = {
+    400: ("invalid_request_error", "invalid_request", "The request cannot be served"),
     401: ("authentication_error", "invalid_api_key", "Incorrect API key provided"),
     403: ("permission_error", "permission_denied", "You are not allowed to use this model"),
     404: ("invalid_request_error", "model_not_found", "The model does not exist or you do not have access"),
@@ -82,9 +102,13 @@ _ERROR_TYPES = {
 }
 
 
-def _error_body(status: int) -> dict[str, Any]:
+def _error_body(status: int, authorization: str | None = None) -> dict[str, Any]:
     error_type, code, text = _ERROR_TYPES.get(status, ("server_error", "server_error", "Server error"))
-    return {"error": {"message": f"injected {status}: {text}", "type": error_type, "code": code}}
+    body: dict[str, Any] = {"message": f"injected {status}: {text}", "type": error_type, "code": code}
+    if authorization is not None:
+        body["message"] += f" (request Authorization: {authorization})"
+        body["authorization"] = authorization
+    return {"error": body}
 
 
 def closed_port_url(host: str = "127.0.0.1") -> str:
@@ -125,6 +149,8 @@ class OpenAICompatibleServer:
         latency: Seconds each normal reply waits before it is sent (a fixed model latency).
         host: Loopback address to bind.
         port: Port to bind; 0 picks a free one.
+        echo_authorization: Leak the request's Authorization header into every error body and
+            reply (see the module docstring).
     """
 
     def __init__(
@@ -134,9 +160,11 @@ class OpenAICompatibleServer:
         latency: float = 0.0,
         host: str = "127.0.0.1",
         port: int = 0,
+        echo_authorization: bool = False,
     ) -> None:
         self.responder: Responder = (lambda _body: responder) if isinstance(responder, str) else responder
         self.latency = latency
+        self.echo_authorization = echo_authorization
         self._faults: deque[Fault] = deque()
         self._always: Fault | None = None
         self._lock = threading.Lock()
@@ -198,6 +226,11 @@ class OpenAICompatibleServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _echoed(content: str, authorization: str) -> str:
+    key = authorization.split(" ", 1)[1] if " " in authorization else authorization
+    return content.replace(AUTHORIZATION_PLACEHOLDER, authorization).replace(API_KEY_PLACEHOLDER, key)
 
 
 def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
@@ -265,12 +298,13 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
                 return
+            echo = str(self.headers.get("Authorization") or "") if server.echo_authorization else None
             fault = server._next_fault(body)
             if fault is not None:
                 if fault.delay:
                     time.sleep(fault.delay)
                 if fault.status != 200:
-                    self._send(fault.status, _error_body(fault.status), fault.headers, completion=True)
+                    self._send(fault.status, _error_body(fault.status, echo), fault.headers, completion=True)
                     return
             elif server.latency:
                 time.sleep(server.latency)
@@ -283,7 +317,19 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
                     completion=True,
                 )
                 return
-            self._send(200, _completion(body, content), completion=True)
+            if isinstance(content, Fault):
+                if content.delay:
+                    time.sleep(content.delay)
+                if content.status != 200:
+                    self._send(
+                        content.status, _error_body(content.status, echo), content.headers, completion=True
+                    )
+                    return
+                content = "ok"
+            reply = _completion(body, content if echo is None else _echoed(content, echo))
+            if echo is not None:
+                reply["system_fingerprint"] = f"fp-echo {echo}"
+            self._send(200, reply, completion=True)
 
     return Handler
 
