@@ -31,6 +31,7 @@ __all__ = [
     "key_documents",
     "key_letters",
     "key_response",
+    "normalise_key",
     "split_sentences",
     "token_count",
 ]
@@ -262,6 +263,36 @@ def key_response(response: str) -> list[KeyedSentence]:
         The response sentences in order.
     """
     return [KeyedSentence(key_letters(j), sentence) for j, sentence in enumerate(split_sentences(response))]
+
+
+_KEY_TRIM = " \t\r\n\"'`()[]{}<>.,;:!?"
+
+
+def normalise_key(key: str) -> str:
+    """Return the canonical spelling of a sentence key as written in a label file.
+
+    RAGBench's gold labels occasionally spell a key the way the annotator saw it in the
+    prompt, ``"0b."`` (the keyed sentences are rendered as ``"0b. <text>"``, see
+    :func:`format_keyed`), or with stray whitespace, quotes, brackets or capitals. The
+    canonical key is the input with surrounding whitespace, quotes, brackets and the
+    punctuation ``. , ; : ! ?`` removed from both ends, then lowercased:
+
+        ``normalise_key(k) = lower(strip(k, whitespace ∪ quotes ∪ brackets ∪ ".,;:!?"))``
+
+    Inner characters are kept, so ``"0b"`` and ``"0 b"`` stay different keys. The result
+    may be empty (``"."``); callers decide whether that is an error.
+
+    Args:
+        key: A key as written, e.g. ``" 0B. "``.
+
+    Returns:
+        The canonical key, e.g. ``"0b"``.
+
+    Examples:
+        >>> [normalise_key(k) for k in ("0b.", " 1C ", "'2a',", "(b)", "12ab")]
+        ['0b', '1c', '2a', 'b', '12ab']
+    """
+    return key.strip(_KEY_TRIM).lower()
 
 
 def format_keyed(sentences: Iterable[KeyedSentence]) -> str:

@@ -213,9 +213,13 @@ def test_retrieval_metrics_by_hand() -> None:
     queries = [
         {"results": [{"doc_id": "a"}, {"doc_id": "b"}, {"doc_id": "c"}], "qrels": {"b": 2, "z": 1}},
         {"results": ["x"], "gold_relevant": ["x"]},
-        {"results": ["x"], "qrels": {"x": 0}},  # no relevant document: left out
+        {"results": ["x"], "qrels": {"x": 0}},  # no relevant document: 0 by default, or left out
     ]
     r = retrieval_metrics(queries, (1, 2))
+    assert r["queries"] == 3 and r["queries_without_relevant"] == 1 and r["empty_queries"] == "zero"
+    assert r["mrr"] == pytest.approx((0.5 + 1 + 0) / 3)
+    assert r["recall@2"] == pytest.approx((0.5 + 1 + 0) / 3)
+    r = retrieval_metrics(queries, (1, 2), empty_queries="drop")
     assert r["queries"] == 2 and r["queries_without_relevant"] == 1
     assert r["mrr"] == pytest.approx((0.5 + 1) / 2)
     assert r["precision@2"] == pytest.approx((0.5 + 0.5) / 2)  # a 1-long list is padded with misses

@@ -169,6 +169,7 @@ def test_llmbar_pairs() -> None:
         "response_2",
         "reference",
         "label",
+        "annotations",
         "dataset",
     ]
     assert list(pairs["id"][:3]) == ["1", "2", "3"]
@@ -203,9 +204,11 @@ def test_pairs_aliases_and_bad_labels(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown preference label") as caught:
         load_pairs(bad)
     assert (caught.value.line, caught.value.field) == (2, "label")
-    with pytest.raises(InputError, match="response_2") as caught:
+    with pytest.raises(InputError, match="match no preference-data shape") as caught:
         load_pairs(pd.DataFrame({"question": ["q"], "response_1": ["a"]}))
-    assert caught.value.field == "response_2"
+    assert caught.value.line == 1
+    for shape in ("llmbar", "alpacaeval", "mt-bench-human", "arena", "alpaca-pairs", "pairs"):
+        assert shape in str(caught.value)
     assert normalize_label(None) is None
     with pytest.raises(ValueError):
         normalize_label("maybe")

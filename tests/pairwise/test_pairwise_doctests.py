@@ -12,6 +12,8 @@ import pytest
 MODULES = [
     "jurist.signatures.pairwise",
     "jurist.datasets.pairwise",
+    "jurist.datasets.preference_shapes",
+    "jurist.metrics.annotators",
     "jurist.metrics.pairwise",
     "jurist.metrics.gold_agreement",
     "jurist.programs.pairwise_baseline",

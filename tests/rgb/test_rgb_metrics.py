@@ -62,9 +62,10 @@ def test_fact_check_detection_and_correction():
     labels = [[1], [0], [1], [-1], [0], [1]]
     factlabels = [1, 1, 0, 1, 0, 1]
     result = fact_check(labels, factlabels)
-    assert (result.fact_tt, result.correct_tt, result.nums) == (4, 3, 6)  # [-1] holds no 0
+    # the detection that rejects ([-1]) is not a correction; RGB's evalue.py would count it
+    assert (result.fact_tt, result.correct_tt, result.nums, result.detected_rejections) == (4, 2, 6, 1)
     assert result.fact_check_rate == pytest.approx(4 / 6)
-    assert result.correct_rate == pytest.approx(3 / 4)
+    assert result.correct_rate == pytest.approx(2 / 4)
 
 
 def test_fact_check_without_detections_has_correction_rate_0_as_in_rgb():

@@ -2,7 +2,10 @@
 
 ``reference_scores`` restates RGB's evaluation loop (``tt`` with the noise
 rate 1 special case, then ``fact_tt``/``correct_tt`` for ``_fact`` files) over the parsed
-lines of a file; jurist's scores must equal it key for key.
+lines of a file; jurist's scores must equal it key for key. The correction test is RGB's
+definition of CR (``fact_evalue.py``: ``0 not in label and 1 in label``; a rejection is never a
+correction); ``evalue_correct_tt`` restates ``evalue.py``'s looser ``0 not in label``, which
+jurist's ``correct_tt + detected_rejections`` reproduces.
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ from jurist.errors import InputError
 from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
 
 
+def _results(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def reference_scores(path: Path, noise_rate: float) -> dict[str, Any]:
-    results = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    results = _results(path)
     tt = 0
     for result in results:
         label = result["label"]
@@ -34,13 +41,18 @@ def reference_scores(path: Path, noise_rate: float) -> dict[str, Any]:
         for result in results:
             if result["factlabel"] == 1:
                 fact_tt += 1
-                if 0 not in result["label"]:
+                if 0 not in result["label"] and 1 in result["label"]:
                     correct_tt += 1
         scores["fact_check_rate"] = fact_tt / len(results)
         scores["correct_rate"] = correct_tt / fact_tt if fact_tt > 0 else 0
         scores["fact_tt"] = fact_tt
         scores["correct_tt"] = correct_tt
     return scores
+
+
+def evalue_correct_tt(path: Path) -> int:
+    """``correct_tt`` as RGB's keyword ``evalue.py`` counts it (``0 not in label`` only)."""
+    return sum(1 for r in _results(path) if r["factlabel"] == 1 and 0 not in r["label"])
 
 
 def _line(i: int, label: list[int], noise_rate: float, factlabel: int = 0, prediction: str = "p") -> dict:
@@ -119,8 +131,13 @@ def test_scores_equal_rgbs_evaluation_on_hand_built_files(prediction_files):
     by_name = {Path(result["file"]).name: result for result in scores}
     noise_1 = by_name["prediction_zh_chatgpt_temp0.7_noise1.0_passage5_correct0.0.json"]
     assert (noise_1["tt"], noise_1["nums"]) == (4, 6)  # three rejections and one answer
-    fact = by_name["prediction_en_fact_chatgpt_temp0.7_noise0.0_passage5_correct0.0.json"]
-    assert (fact["fact_tt"], fact["correct_tt"]) == (5, 3)
+    fact_name = "prediction_en_fact_chatgpt_temp0.7_noise0.0_passage5_correct0.0.json"
+    fact = by_name[fact_name]
+    # five detections: [1], [0], [-1], [1, 0], [1]; the rejection [-1] is not a correction
+    assert (fact["fact_tt"], fact["correct_tt"], fact["detected_rejections"]) == (5, 2, 1)
+    assert fact["correct_rate"] == pytest.approx(2 / 5)
+    fact_path = next(path for path, _ in prediction_files if path.name == fact_name)
+    assert fact["correct_tt"] + fact["detected_rejections"] == evalue_correct_tt(fact_path) == 3
     no_detection = by_name["prediction_zh_fact_chatgpt_temp0.7_noise0.2_passage5_correct0.4.json"]
     assert no_detection["correct_rate"] == 0 and no_detection["fact_check_rate"] == 0.0
     assert (

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from jurist.datasets.conll import TagDecoding, is_token_tag_file, token_tag_records
 from jurist.datasets.io import iter_records, sha256_file
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
@@ -203,6 +204,8 @@ class HeritageGold:
     entries: list[HeritageGoldEntry]
     path: Path | None = None
     sha256: str | None = None
+    tags: TagDecoding | None = None
+    """How a token-tag gold file was decoded (``None`` for a JSON/JSONL gold file)."""
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -215,12 +218,15 @@ class HeritageGold:
         return {entry.id: entry for entry in self.entries}
 
     def describe(self) -> dict[str, Any]:
-        """``{"path", "sha256", "items"}`` for a run manifest."""
-        return {
+        """``{"path", "sha256", "items"}`` for a run manifest (and ``tags`` for a token-tag file)."""
+        described: dict[str, Any] = {
             "path": str(self.path) if self.path else None,
             "sha256": self.sha256,
             "items": len(self.entries),
         }
+        if self.tags is not None:
+            described["tags"] = self.tags.describe()
+        return described
 
 
 def resolve_heritage_input(path: str | Path) -> Path:
@@ -238,17 +244,31 @@ def _input_error(exc: ValidationError, path: Path, line: int, entry_id: Any) -> 
     return InputError(prefix + first["msg"], path=path, line=line, field=field)
 
 
-def load_heritage_gold(path: str | Path = "sample:heritage") -> HeritageGold:
-    """Load and validate a heritage gold file (JSONL, JSON, or any format of ``iter_records``).
+def load_heritage_gold(
+    path: str | Path = "sample:heritage", *, tags: TagDecoding | None = None
+) -> HeritageGold:
+    """Load and validate a heritage gold file (JSONL, JSON, any format of ``iter_records``,
+    or a token-tag file).
+
+    A file ending in ``.conll``, ``.bio``, ``.iob``, ``.iob1``, ``.iob2``, ``.iobes`` or
+    ``.bilou`` is a token-tag file (:mod:`jurist.datasets.conll`): each sentence becomes an
+    entry ``s1``, ``s2``, ... with NER gold only, its text the tokens joined by spaces and
+    its spans decoded by ``tags`` (default: seqeval's lenient decoding).
 
     Raises:
         InputError: A record does not validate; the message names the file, line, entry id
             and the field or span at fault (e.g. ``ner_annotations[2]``).
     """
     file = resolve_heritage_input(path)
+    used: TagDecoding | None = None
+    records: Iterable[tuple[int, dict[str, Any]]]
+    if is_token_tag_file(file):
+        records, used = token_tag_records(file, tags)
+    else:
+        records = iter_records(file)
     entries: list[HeritageGoldEntry] = []
     seen: dict[str, int] = {}
-    for line, record in iter_records(file):
+    for line, record in records:
         try:
             entry = HeritageGoldEntry.model_validate(record)
         except ValidationError as exc:
@@ -259,7 +279,7 @@ def load_heritage_gold(path: str | Path = "sample:heritage") -> HeritageGold:
             )
         seen[entry.id] = line
         entries.append(entry)
-    return HeritageGold(entries=entries, path=file, sha256=sha256_file(file))
+    return HeritageGold(entries=entries, path=file, sha256=sha256_file(file), tags=used)
 
 
 def stratum_value(entry: HeritageGoldEntry, name: str) -> Any:

@@ -19,17 +19,27 @@ line 1 for tables; the position for JSON lists and DataFrames) and the field.
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
 
 import pandas as pd
 
-from jurist.datasets.io import iter_records
+from jurist.datasets.io import check_file, iter_records, read_text
+from jurist.datasets.preference_shapes import (
+    DetectedShape,
+    NoMajority,
+    detect_shape,
+    generic_label,
+    parse_mapping,
+    shape_row,
+)
 from jurist.errors import InputError
 
 __all__ = [
@@ -64,30 +74,6 @@ Source: TypeAlias = str | Path | pd.DataFrame
 
 _GENERIC_STEMS = {"dataset", "data", "test", "train", "dev", "validation", "pairs", "eval"}
 _RECORD_FILE = re.compile(r"^record_(?P<judge>.+)_(?P<nopt>[234])$")
-_PAIR_ALIASES: dict[str, tuple[str, ...]] = {
-    "id": ("id", "question_id", "pair_id", "index", "idx"),
-    "question": ("question", "input", "instruction", "prompt", "questions"),
-    "response_1": ("response_1", "output_1", "response_a", "answer_1", "answer1", "answer_a"),
-    "response_2": ("response_2", "output_2", "response_b", "answer_2", "answer2", "answer_b"),
-    "reference": ("reference", "reference_answer", "ref_answer"),
-    "label": ("label", "gold", "gold_label", "winner", "preference"),
-    "dataset": ("dataset", "source"),
-}
-_LABELS = {
-    "1": "1",
-    "2": "2",
-    "a": "1",
-    "b": "2",
-    "response_1": "1",
-    "response_2": "2",
-    "output_1": "1",
-    "output_2": "2",
-    "model_a": "1",
-    "model_b": "2",
-    "tie": "tie",
-    "tie (bothbad)": "tie",
-    "both": "tie",
-}
 
 
 def _rows(source: Source) -> tuple[str | None, Iterator[tuple[int, dict[str, Any]]]]:
@@ -97,7 +83,38 @@ def _rows(source: Source) -> tuple[str | None, Iterator[tuple[int, dict[str, Any
         return None, (
             (number, {str(k): v for k, v in row.items()}) for number, row in enumerate(records, start=1)
         )
+    if Path(source).suffix.lower() in (".csv", ".tsv"):
+        return str(source), _delimited_rows(Path(source))
     return str(source), iter_records(source)
+
+
+def _delimited_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """CSV/TSV records numbered by their FIRST physical line (a quoted cell may span lines).
+
+    Blank lines are skipped; the header is line 1.
+    """
+    check_file(path)
+    csv.field_size_limit(1 << 30)
+    reader = csv.reader(
+        io.StringIO(read_text(path), newline=""), delimiter="\t" if path.suffix.lower() == ".tsv" else ","
+    )
+    header: list[str] | None = None
+    start = 1
+    try:
+        for cells in reader:
+            first, start = start, reader.line_num + 1
+            if not cells:
+                continue
+            if header is None:
+                header = cells
+                continue
+            if len(cells) > len(header):
+                raise InputError("row has more cells than the header", path=path, line=first)
+            yield first, {key: (cells[i] if i < len(cells) else None) for i, key in enumerate(header)}
+    except csv.Error as exc:
+        raise InputError(f"not valid CSV/TSV ({exc})", path=path, line=start) from None
+    if header is None:
+        raise InputError("the file holds no rows", path=path)
 
 
 def _missing(value: Any) -> bool:
@@ -362,12 +379,7 @@ def normalize_label(value: Any) -> str | None:
         >>> normalize_label(2), normalize_label("model_a"), normalize_label("Tie")
         ('2', '1', 'tie')
     """
-    if _missing(value):
-        return None
-    key = _text(value).strip().lower()
-    if key not in _LABELS:
-        raise ValueError(f"unknown preference label {value!r}; use 1, 2 or tie")
-    return _LABELS[key]
+    return generic_label(value)
 
 
 def _dataset_name(path: str | None) -> str:
@@ -377,96 +389,94 @@ def _dataset_name(path: str | None) -> str:
     return file.parent.name if file.stem.lower() in _GENERIC_STEMS and file.parent.name else file.stem
 
 
-def load_pairs(source: Source, *, dataset: str | None = None) -> pd.DataFrame:
-    """Read a pairs file: a question, two responses, an optional reference and gold label.
+PAIR_COLUMNS = ["id", "question", "response_1", "response_2", "reference", "label", "annotations", "dataset"]
+"""The columns of :func:`load_pairs`' result."""
 
-    Column names are matched case-insensitively with aliases (LLMBar's ``input``,
-    ``output_1``, ``output_2``; ``response_a``/``response_b``; ``winner``; ...). Labels
-    are normalized by :func:`normalize_label`.
+
+def _mapped_rows(
+    rows: Iterator[tuple[int, dict[str, Any]]], mapping: Mapping[str, str], where: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rename each row's columns by ``mapping`` (target → the file's column)."""
+    renames: dict[str, str] | None = None
+    for number, row in rows:
+        if renames is None:
+            renames = {}
+            for target, column in mapping.items():
+                if column not in row:
+                    raise InputError(
+                        f"--map {target}={column}: the file has no column {column!r}; its columns are "
+                        f"{list(row)}",
+                        path=where,
+                        line=1,
+                        field=column,
+                    )
+                renames[column] = target
+        renamed = {renames.get(key, key): value for key, value in row.items() if key not in renames}
+        renamed.update({renames[key]: row[key] for key in renames})
+        yield number, renamed
+
+
+def load_pairs(
+    source: Source,
+    *,
+    dataset: str | None = None,
+    mapping: Mapping[str, str] | Sequence[str] | None = None,
+    no_majority: NoMajority = "tie",
+) -> pd.DataFrame:
+    """Read preference pairs in any shape of :mod:`jurist.datasets.preference_shapes`.
+
+    The shape is recognised from the columns (LLMBar, AlpacaEval annotations, MT-Bench human
+    judgments, Chatbot Arena, Alpaca-style pairs, jurist pairs; several annotators' label
+    columns with any of them). Labels are read by the shape's convention.
 
     Args:
         source: A file or a DataFrame.
         dataset: The dataset's name; default the ``dataset`` column, else the file's stem
             (its folder's name for generic stems such as ``dataset.json``).
+        mapping: ``{target: column}`` or ``["target=column", ...]``: read the file's column
+            as ``target`` (a column name a shape knows, e.g. ``response_a`` or ``label``).
+        no_majority: With several annotators and no majority label: ``"tie"`` (gold is a
+            tie) or ``"exclude"`` (no gold label; the pair is judged but not scored).
 
     Returns:
-        A DataFrame with columns ``id``, ``question``, ``response_1``, ``response_2``,
-        ``reference`` (``""`` when absent), ``label`` (``"1"``, ``"2"``, ``"tie"`` or
-        ``None``) and ``dataset``.
+        A DataFrame with :data:`PAIR_COLUMNS`: ``label`` is ``"1"``, ``"2"``, ``"tie"`` or
+        ``None``; ``annotations`` each annotator's label (``None`` without annotators). Its
+        ``attrs["shape"]`` names the shape.
 
     Raises:
-        InputError: A required column is missing, an id repeats, a response is empty, or
-            a label is not recognised.
+        InputError: No shape matches the columns (the message lists them), a mapped column
+            is missing, an id repeats, or a cell is not what the shape needs.
+        ConfigError: A mapping entry is not ``target=column``.
     """
     path, rows = _rows(source)
+    where = _where(path)
+    targets = parse_mapping(mapping)
+    if targets:
+        rows = _mapped_rows(rows, targets, where)
     default_dataset = dataset or _dataset_name(path)
     out = []
     seen: dict[str, int] = {}
-    mapping: dict[str, str | None] | None = None
+    detected: DetectedShape | None = None
     for number, row in rows:
-        if mapping is None:
-            mapping = _pair_columns(list(row), path)
-        record = _pair_row(row, mapping, number, path, default_dataset if dataset is None else dataset)
+        if detected is None:
+            detected = detect_shape(list(row), where)
+        record = shape_row(row, detected, number=number, where=where, no_majority=no_majority)
+        record["id"] = record["id"] or str(number)
+        record["dataset"] = dataset if dataset is not None else (record["dataset"] or default_dataset)
         if record["id"] in seen:
             raise InputError(
                 f"id {record['id']!r} repeats line {seen[record['id']]}",
-                path=_where(path),
+                path=where,
                 line=number,
-                field="id",
+                field=detected.columns.get("id") or "id",
             )
         seen[record["id"]] = number
         out.append(record)
-    if mapping is None:
-        raise InputError("the file has no pairs", path=_where(path))
-    return pd.DataFrame(
-        out, columns=["id", "question", "response_1", "response_2", "reference", "label", "dataset"]
-    )
-
-
-def _pair_columns(columns: list[str], path: str | None) -> dict[str, str | None]:
-    lowered = {c.lower(): c for c in columns}
-    mapping: dict[str, str | None] = {}
-    for field, aliases in _PAIR_ALIASES.items():
-        mapping[field] = next((lowered[a] for a in aliases if a in lowered), None)
-    for required in ("question", "response_1", "response_2"):
-        if mapping[required] is None:
-            names = ", ".join(repr(a) for a in _PAIR_ALIASES[required])
-            raise InputError(
-                f"missing the column '{required}' (or one of {names})",
-                path=_where(path),
-                line=1,
-                field=required,
-            )
-    return mapping
-
-
-def _pair_row(
-    row: dict[str, Any], mapping: dict[str, str | None], number: int, path: str | None, dataset: str
-) -> dict[str, Any]:
-    def get(field: str) -> Any:
-        column = mapping[field]
-        value = row.get(column) if column is not None else None
-        if field != "label" and isinstance(value, dict | list):
-            kind = "a JSON object" if isinstance(value, dict) else "a list"
-            raise InputError(f"expected text, got {kind}", path=_where(path), line=number, field=column)
-        return value
-
-    record: dict[str, Any] = {
-        "id": _text(get("id")) or str(number),
-        "question": _text(get("question")),
-        "response_1": _text(get("response_1")),
-        "response_2": _text(get("response_2")),
-        "reference": _text(get("reference")),
-        "dataset": _text(get("dataset")) or dataset,
-    }
-    for field in ("response_1", "response_2"):
-        if not record[field].strip():
-            raise InputError("empty response", path=_where(path), line=number, field=mapping[field])
-    try:
-        record["label"] = normalize_label(get("label"))
-    except ValueError as exc:
-        raise InputError(str(exc), path=_where(path), line=number, field=mapping["label"]) from None
-    return record
+    if detected is None:
+        raise InputError("the file has no pairs", path=where)
+    frame = pd.DataFrame(out, columns=PAIR_COLUMNS)
+    frame.attrs["shape"] = detected.shape.name
+    return frame
 
 
 @dataclass(frozen=True)
@@ -496,15 +506,20 @@ def read_record_table(source: Source, *, judge_column: str | None = None) -> Rec
     The judge's column is ``judge_column``, or else the one column that is not one of
     SubEval's.
 
+    A self-comparison (the same model as ``A`` and ``B``, as SubEval writes when the
+    reference model is among the compared models) is accepted: its two orders share one
+    ``cmp_index``, so it may occur twice. Rows are numbered by their first physical line.
+
     Raises:
         InputError: ``cmp_index``, ``A`` or ``B`` is missing, the judge's column is
-            missing or ambiguous, or a ``cmp_index`` does not end in ``;{A};{B}``.
+            missing or ambiguous, a ``cmp_index`` does not end in ``;{A};{B}``, or a
+            comparison occurs more often than its orders.
     """
     path, rows = _rows(source)
     known = {c.lower(): c for c in COMPARISON_COLUMNS}
     ignored = {"extracted", "lang", "index", "order", "exact_match", "line", "unnamed: 0"}
     out = []
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str], list[int]] = {}
     names: dict[str, str] | None = None
     judge: str | None = None
     for number, row in rows:
@@ -523,15 +538,16 @@ def read_record_table(source: Source, *, judge_column: str | None = None) -> Rec
             )
         record["index"] = record["cmp_index"][: -len(suffix)]
         key = (record["index"], record["A"], record["B"])
-        if record["A"] == record["B"] or key in seen:
-            problem = f"repeats line {seen[key]}" if key in seen else "compares a model with itself"
+        # A self-comparison (A = B) has one cmp_index for both of its orders: two rows.
+        allowed = 2 if record["A"] == record["B"] else 1
+        if len(seen.get(key, [])) >= allowed:
             raise InputError(
-                f"the comparison {record['cmp_index']!r} {problem}",
+                f"the comparison {record['cmp_index']!r} repeats line {seen[key][0]}",
                 path=_where(path),
                 line=number,
                 field="cmp_index",
             )
-        seen[key] = number
+        seen.setdefault(key, []).append(number)
         for column in ("question", "answer1", "answer2", "reference_answer", "evaluating_guidance", "task"):
             if column in record:
                 record[column] = _text(record[column])

@@ -526,10 +526,50 @@ def load_rgb_prompts(path: str | Path | None = None) -> dict[str, RGBPrompt]:
 PREDICTION_FIELDS = ("id", "query", "ans", "label", "prediction", "noise_rate", "factlabel")
 """The fields of a line of RGB's prediction files (``docs`` is optional here)."""
 
+JUDGED_FIELD = "evaluation"
+"""The field RGB's ChatGPT-based scripts (``reject_evalue.py``, ``fact_evalue.py``) add to each
+line of a prediction file: the text ChatGPT answered."""
+
+Duplicates = Literal["error", "first"]
+"""What a prediction file with an id used twice means: an error, or the first line counts."""
+
+_CJK_IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK ideograph (Chinese characters).
+
+    >>> has_cjk("香港第六届立法会"), has_cjk("Super Bowl 2021")
+    (True, False)
+    """
+    return _CJK_IDEOGRAPH.search(text) is not None
+
+
+def script_language(texts: Sequence[str]) -> Language:
+    """The language of a set of RGB questions, from their script: ``zh`` when at least half
+    of the texts hold a CJK ideograph, else ``en``.
+
+    RGB has two languages and writes every Chinese question in Chinese characters, while an
+    English question rarely holds one; a majority keeps a stray name in Chinese characters
+    from turning an English file Chinese.
+
+    >>> script_language(["2018年中国城镇新增就业了多少人", "2020赛季中超冠军是谁"])
+    'zh'
+    >>> script_language(["Who wrote 三体?", "Who acquired Instagram?", "Super Bowl 2021 location"])
+    'en'
+    """
+    chinese = sum(has_cjk(text) for text in texts)
+    return "zh" if texts and 2 * chinese >= len(texts) else "en"
+
 
 @dataclass(frozen=True)
 class RGBPrediction:
-    """One line of an RGB prediction file, as RGB's ``evalue.py`` writes it."""
+    """One line of an RGB prediction file, as RGB's ``evalue.py`` writes it.
+
+    ``evaluation`` is ChatGPT's judgment that RGB's ``reject_evalue.py`` / ``fact_evalue.py``
+    add (``None`` in a file they did not judge); ``language`` is an optional ``en``/``zh``
+    field of the line (RGB does not write one).
+    """
 
     line: int
     id: Any
@@ -540,6 +580,8 @@ class RGBPrediction:
     noise_rate: float
     factlabel: int
     docs: list[str] | None = None
+    evaluation: str | None = None
+    language: Language | None = None
 
 
 def _prediction(record: Any, path: Path, line: int) -> RGBPrediction:
@@ -549,9 +591,13 @@ def _prediction(record: Any, path: Path, line: int) -> RGBPrediction:
         if name not in record:
             raise InputError("missing", path=path, line=line, field=name)
     label = record["label"]
-    if not isinstance(label, list) or any(isinstance(v, bool) or v not in (-1, 0, 1) for v in label):
+    if (
+        not isinstance(label, list)
+        or not label
+        or any(isinstance(v, bool) or v not in (-1, 0, 1) for v in label)
+    ):
         raise InputError(
-            f"expected a list of -1, 0 and 1, got {label!r}", path=path, line=line, field="label"
+            f"expected a non-empty list of -1, 0 and 1, got {label!r}", path=path, line=line, field="label"
         )
     if not isinstance(record["prediction"], str):
         raise InputError("expected text", path=path, line=line, field="prediction")
@@ -568,6 +614,17 @@ def _prediction(record: Any, path: Path, line: int) -> RGBPrediction:
     docs = record.get("docs")
     if docs is not None and not isinstance(docs, list):
         raise InputError("expected a list of passages", path=path, line=line, field="docs")
+    evaluation = record.get(JUDGED_FIELD)
+    if evaluation is not None and not isinstance(evaluation, str):
+        raise InputError("expected text (ChatGPT's judgment)", path=path, line=line, field=JUDGED_FIELD)
+    language = record.get("language")
+    if language is not None and language not in LANGUAGES:
+        raise InputError(
+            f"expected one of {', '.join(LANGUAGES)}, got {language!r}",
+            path=path,
+            line=line,
+            field="language",
+        )
     return RGBPrediction(
         line=line,
         id=record["id"],
@@ -578,27 +635,127 @@ def _prediction(record: Any, path: Path, line: int) -> RGBPrediction:
         noise_rate=float(noise),
         factlabel=int(factlabel),
         docs=docs,
+        evaluation=evaluation,
+        language=language,
     )
 
 
-def read_rgb_predictions(path: str | Path) -> list[RGBPrediction]:
-    """The lines of an RGB prediction file (one JSON object per line), validated.
+@dataclass(frozen=True)
+class DuplicateId:
+    """A line whose id an earlier line of the same file already used."""
 
-    Each line needs ``id``, ``query``, ``ans``, ``label`` (a list of -1, 0 and 1),
-    ``prediction`` (text), ``noise_rate`` (a number in [0, 1]) and ``factlabel`` (0 or 1);
-    ``docs`` may be left out.
+    id: Any
+    line: int
+    first_line: int
+    same_prediction: bool
+
+
+@dataclass(frozen=True)
+class RGBPredictionFile:
+    """A read RGB prediction file: its lines (each id once) and the repeated lines left out.
+
+    Attributes:
+        path: The file.
+        records: The lines that count, in file order.
+        duplicates: Lines left out because their id was used on an earlier line (only with
+            ``duplicates="first"``; by default a repeated id is an error).
+        judged: Whether the lines carry ChatGPT's ``evaluation`` (RGB's ``*_chatgpt.json``).
+    """
+
+    path: Path
+    records: list[RGBPrediction]
+    duplicates: list[DuplicateId]
+
+    @property
+    def judged(self) -> bool:
+        return self.records[0].evaluation is not None
+
+    def warnings(self) -> list[str]:
+        """One line per left-out duplicate, naming both lines."""
+        return [
+            f"{self.path.name}: id {entry.id!r} on line {entry.line} repeats line {entry.first_line} "
+            f"({'same' if entry.same_prediction else 'a different'} prediction); counted once, "
+            f"line {entry.first_line}"
+            for entry in self.duplicates
+        ]
+
+
+def read_rgb_prediction_file(path: str | Path, *, duplicates: Duplicates = "error") -> RGBPredictionFile:
+    """Read an RGB prediction file, plain (``evalue.py``) or judged by ChatGPT
+    (``reject_evalue.py`` / ``fact_evalue.py``, with an ``evaluation`` on every line).
+
+    Args:
+        path: One JSON object per line (or a JSON list of them).
+        duplicates: ``error`` (default): an id used twice is an error naming both lines;
+            ``first``: the first line with the id counts and the later ones are left out
+            (listed in :attr:`RGBPredictionFile.duplicates`).
 
     Raises:
-        InputError: The file is missing or empty, a line is not a JSON object, or a field is
-            missing or of the wrong type; the message names the file, the line and the field.
+        InputError: The file is missing or empty, a line is not a JSON object, a field is
+            missing or of the wrong type, an id repeats (``duplicates="error"``), or some lines
+            carry an ``evaluation`` and others do not; names the file, the line and the field.
     """
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"duplicates must be 'error' or 'first', got {duplicates!r}")
     file = Path(path)
     if not file.is_file():
         raise InputError("file not found", path=file)
-    predictions = [_prediction(record, file, line) for line, record in _iter_any_lines(file)]
-    if not predictions:
+    records: list[RGBPrediction] = []
+    left_out: list[DuplicateId] = []
+    seen: dict[str, RGBPrediction] = {}
+    for line, raw in _iter_any_lines(file):
+        record = _prediction(raw, file, line)
+        if records and (record.evaluation is None) != (records[0].evaluation is None):
+            has = "has" if record.evaluation is not None else "has no"
+            first = "has" if records[0].evaluation is not None else "has no"
+            raise InputError(
+                f"{has} ChatGPT '{JUDGED_FIELD}' while line {records[0].line} {first} one; a judged file "
+                "(RGB's reject_evalue.py / fact_evalue.py output) has one on every line",
+                path=file,
+                line=line,
+                field=JUDGED_FIELD,
+            )
+        key = str(record.id)
+        earlier = seen.get(key)
+        if earlier is not None:
+            if duplicates == "error":
+                raise InputError(
+                    f"id {record.id!r} already used on line {earlier.line} (the duplicates option "
+                    "'first' counts the first line only)",
+                    path=file,
+                    line=line,
+                    field="id",
+                )
+            left_out.append(
+                DuplicateId(
+                    id=record.id,
+                    line=line,
+                    first_line=earlier.line,
+                    same_prediction=earlier.prediction == record.prediction,
+                )
+            )
+            continue
+        seen[key] = record
+        records.append(record)
+    if not records:
         raise InputError("the file holds no predictions", path=file)
-    return predictions
+    return RGBPredictionFile(path=file, records=records, duplicates=left_out)
+
+
+def read_rgb_predictions(path: str | Path, *, duplicates: Duplicates = "error") -> list[RGBPrediction]:
+    """The lines of an RGB prediction file (one JSON object per line), validated.
+
+    Each line needs ``id``, ``query``, ``ans``, ``label`` (a non-empty list of -1, 0 and 1),
+    ``prediction`` (text), ``noise_rate`` (a number in [0, 1]) and ``factlabel`` (0 or 1);
+    ``docs`` may be left out; ``evaluation`` (ChatGPT's judgment, text) and ``language``
+    (``en``/``zh``) are read when present. See :func:`read_rgb_prediction_file`.
+
+    Raises:
+        InputError: The file is missing or empty, a line is not a JSON object, a field is
+            missing or of the wrong type, or an id repeats (with ``duplicates="error"``); the
+            message names the file, the line and the field.
+    """
+    return read_rgb_prediction_file(path, duplicates=duplicates).records
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,14 @@ Differences from the heritage evaluation framework's sample code, on purpose:
   offsets in different texts could match, and a greedy first choice could block a
   later, better match. The corpus functions match per document and add the counts; the
   matching is a maximum bipartite matching (:func:`match_entities`).
+
+**Partial matching here is the framework's, not nervaluate's.** The framework defines a
+partial match as overlapping spans *of the same type*, counted as a full match; jurist
+matches one-to-one with a maximum matching. nervaluate's ``partial`` scheme ignores the
+type, counts an inexact overlap as half a match, and matches greedily in list order. The
+two cannot agree by design (different definitions), so both are given:
+:func:`entity_level_metrics` (``"partial"``) for the framework's figure and
+:func:`nervaluate_metrics` for nervaluate's four schemes, count for count.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 __all__ = [
+    "NERVALUATE_SCHEMES",
     "TOKEN_PATTERN",
     "Span",
     "as_span",
@@ -33,6 +42,7 @@ __all__ = [
     "entity_example_f1",
     "entity_level_metrics",
     "match_entities",
+    "nervaluate_metrics",
     "prf",
     "token_labels",
     "token_level_metrics",
@@ -323,3 +333,143 @@ def type_distribution_analysis(pred_entities: Iterable[Any], gold_entities: Iter
             "ratio": p / g if g else None,
         }
     return analysis
+
+
+NERVALUATE_SCHEMES = ("strict", "exact", "partial", "ent_type")
+"""nervaluate's evaluation schemes, in the order it reports them."""
+
+
+def _overlap_percentage(pred: Span, gold: Span) -> float:
+    shared = min(pred[1], gold[1]) - max(pred[0], gold[0])
+    if shared <= 0:
+        return 0.0
+    return (shared / (gold[1] - gold[0])) * 100.0
+
+
+def _nervaluate_counts(
+    gold: Sequence[Span], pred: Sequence[Span], scheme: str, min_overlap: float
+) -> Counter:
+    counts: Counter[str] = Counter()
+    taken: set[int] = set()
+    for p in pred:
+        outcome, chosen = "spurious", None
+        best_distance: int | None = None
+        for j, g in enumerate(gold):
+            if j in taken:
+                continue
+            same_span = p[0] == g[0] and p[1] == g[1]
+            enough = _overlap_percentage(p, g) >= min_overlap
+            if scheme in ("strict", "exact"):
+                if same_span and (scheme == "exact" or p[2] == g[2]):
+                    outcome, chosen = "correct", j
+                    break
+                if enough and outcome == "spurious":
+                    outcome, chosen = "incorrect", j
+            elif scheme == "partial":
+                if enough and same_span:
+                    outcome, chosen = "correct", j
+                    break
+                if enough and outcome == "spurious":
+                    outcome, chosen = "partial", j
+            elif enough:  # ent_type
+                distance = abs(p[0] - g[0]) + abs(p[1] - g[1])
+                if p[2] == g[2]:
+                    if best_distance is None or distance < best_distance:
+                        outcome, chosen, best_distance = "correct", j, distance
+                elif outcome == "spurious":
+                    outcome, chosen = "incorrect", j
+        counts[outcome] += 1
+        if chosen is not None:
+            taken.add(chosen)
+    counts["missed"] += len(gold) - len(taken)
+    return counts
+
+
+def _nervaluate_figures(counts: Counter, scheme: str) -> dict[str, Any]:
+    correct, incorrect, partial = counts["correct"], counts["incorrect"], counts["partial"]
+    actual = correct + incorrect + partial + counts["spurious"]
+    possible = correct + incorrect + partial + counts["missed"]
+    credit = correct + 0.5 * partial if scheme in ("partial", "ent_type") else correct
+    precision = credit / actual if actual else 0.0
+    recall = credit / possible if possible else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        **{key: counts[key] for key in ("correct", "incorrect", "partial", "missed", "spurious")},
+        "possible": possible,
+        "actual": actual,
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+    }
+
+
+def nervaluate_metrics(
+    documents: Iterable[NerDocument],
+    *,
+    labels: Sequence[str] | None = None,
+    min_overlap_percentage: float = 1.0,
+) -> dict[str, Any]:
+    """nervaluate's four schemes (strict, exact, partial, ent_type) over ``(text, gold, pred)`` documents.
+
+    These follow nervaluate (1.x, MUC-style counts) exactly, including its greedy matching,
+    so that its published figures can be reproduced; they are *not* the framework's
+    partial match (see the module docstring). In each document, predictions are taken in
+    list order; each looks at the gold spans not yet taken, in list order. A pair
+    *overlaps enough* when ``shared characters / gold length × 100 ≥ min_overlap_percentage``.
+
+    - ``strict``: the first gold span with the same offsets and type is ``correct``;
+      failing that, the first that overlaps enough makes the prediction ``incorrect``.
+    - ``exact``: as ``strict``, with the type ignored.
+    - ``partial``: the type is ignored; the first gold span with the same offsets (and
+      enough overlap) is ``correct``, failing that the first that overlaps enough is
+      ``partial``.
+    - ``ent_type``: among gold spans of the same type that overlap enough, the one with
+      the smallest ``|Δstart| + |Δend|`` (the first on a tie) is ``correct``; failing
+      that, the first overlapping gold span of another type makes it ``incorrect``.
+
+    The gold span involved is taken; a prediction with none is ``spurious``; gold spans
+    never taken are ``missed``. ``actual = COR + INC + PAR + SPU``, ``possible = COR + INC
+    + PAR + MIS``; ``P = COR / actual`` and ``R = COR / possible`` for strict and exact,
+    ``P = (COR + 0.5 PAR) / actual`` and ``R = (COR + 0.5 PAR) / possible`` for partial
+    and ent_type; ``F1 = 2PR/(P+R)``; 0 when undefined. Counts are added over documents.
+    Per type, nervaluate keeps only that type's spans on both sides and evaluates again.
+
+    Args:
+        documents: ``(text, gold_spans, pred_spans)`` per document (the text is not used).
+        labels: Only spans of these types count (nervaluate's ``tags``); default: all.
+        min_overlap_percentage: nervaluate's threshold, in [1, 100].
+
+    Returns:
+        ``{scheme: {correct, incorrect, partial, missed, spurious, possible, actual,
+        precision, recall, f1}}`` for each scheme, and ``per_type: {type: {scheme: ...}}``.
+    """
+    if not 1.0 <= min_overlap_percentage <= 100.0:
+        raise ValueError("min_overlap_percentage must be between 1 and 100")
+    keep = set(labels) if labels is not None else None
+    docs = []
+    for _text, gold, pred in documents:
+        g = [span for span in (as_span(x) for x in gold) if keep is None or span[2] in keep]
+        p = [span for span in (as_span(x) for x in pred) if keep is None or span[2] in keep]
+        docs.append((g, p))
+    types = sorted({span[2] for g, p in docs for span in (*g, *p)})
+    result: dict[str, Any] = {}
+    per_type: dict[str, dict[str, Any]] = {label: {} for label in types}
+    for scheme in NERVALUATE_SCHEMES:
+        total: Counter[str] = Counter()
+        by_type: dict[str, Counter] = {label: Counter() for label in types}
+        for g, p in docs:
+            total.update(_nervaluate_counts(g, p, scheme, min_overlap_percentage))
+            for label in types:
+                by_type[label].update(
+                    _nervaluate_counts(
+                        [s for s in g if s[2] == label],
+                        [s for s in p if s[2] == label],
+                        scheme,
+                        min_overlap_percentage,
+                    )
+                )
+        result[scheme] = _nervaluate_figures(total, scheme)
+        for label in types:
+            per_type[label][scheme] = _nervaluate_figures(by_type[label], scheme)
+    result["per_type"] = per_type
+    return result

@@ -12,8 +12,14 @@ Differences from the framework's sample code, on purpose:
   the query by grade, as trec_eval does.
 - NDCG uses the graded judgments; P@K, R@K and MRR use binary relevance
   (grade ≥ ``min_relevance``). The sample turned relevance binary before NDCG too.
-- Queries without any relevant document are left out of every mean and counted in
-  ``queries_without_relevant`` (the sample scored their recall as 1.0), as trec_eval does.
+- A query without any relevant document (judged, but no grade ≥ ``min_relevance``) is
+  counted and scores 0 on P@K, R@K and MRR (the sample scored its recall as 1.0), and its
+  NDCG is computed from its grades as for any query (0 when all are 0). This is the
+  convention of ir-measures (its default pipeline, pytrec_eval over trec_eval's measure
+  code): a query with judgments is evaluated, whatever they are; a query with no
+  judgments at all is not. ``empty_queries="drop"`` leaves such queries out of every mean
+  instead (the convention of evaluating only queries with something to find). Either way
+  their number is returned as ``queries_without_relevant``.
 """
 
 from __future__ import annotations
@@ -21,9 +27,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+EmptyQueries = Literal["zero", "drop"]
 
 __all__ = [
+    "EmptyQueries",
     "dcg",
     "ndcg_at_k",
     "qrels_of",
@@ -86,6 +95,7 @@ def retrieval_metrics(
     k_values: Sequence[int] = (5, 10, 20),
     *,
     min_relevance: float = 1.0,
+    empty_queries: EmptyQueries = "zero",
 ) -> dict[str, Any]:
     """Mean NDCG@K, P@K, R@K and MRR over queries.
 
@@ -94,27 +104,33 @@ def retrieval_metrics(
     of grade ≥ ``min_relevance`` and ``r_i`` the ``i``-th retrieved document:
 
     - ``P@K = |{i ≤ K : r_i ∈ Rel}| / K`` (a list shorter than K is padded with misses);
-    - ``R@K = |{i ≤ K : r_i ∈ Rel}| / |Rel|``;
+    - ``R@K = |{i ≤ K : r_i ∈ Rel}| / |Rel|`` (0 when ``Rel`` is empty);
     - ``MRR = 1 / min{i : r_i ∈ Rel}`` (0 when none is retrieved);
     - ``NDCG@K`` as :func:`ndcg_at_k` on the graded judgments.
 
-    Every figure is the mean over the queries with ``|Rel| > 0``.
+    Every figure is the mean over the queries; a query with ``|Rel| = 0`` is counted with
+    the values above (``empty_queries="zero"``, ir-measures' convention; see the module
+    docstring) or left out (``"drop"``).
 
     Returns:
-        ``ndcg@K``, ``precision@K``, ``recall@K`` per K, ``mrr``, ``queries`` (evaluated)
-        and ``queries_without_relevant``.
+        ``ndcg@K``, ``precision@K``, ``recall@K`` per K, ``mrr``, ``queries`` (averaged
+        over), ``queries_without_relevant`` (how many had ``|Rel| = 0``, counted or not)
+        and ``empty_queries`` (the policy).
     """
+    if empty_queries not in ("zero", "drop"):
+        raise ValueError(f"empty_queries must be 'zero' or 'drop', got {empty_queries!r}")
     values: dict[str, list[float]] = {f"ndcg@{k}": [] for k in k_values}
     values.update({f"precision@{k}": [] for k in k_values})
     values.update({f"recall@{k}": [] for k in k_values})
     values["mrr"] = []
-    skipped = 0
+    without = 0
     for query in queries:
         judged = qrels_of(query["qrels"] if "qrels" in query else query.get("gold_relevant", []))
         relevant = {doc for doc, grade in judged.items() if grade >= min_relevance}
         if not relevant:
-            skipped += 1
-            continue
+            without += 1
+            if empty_queries == "drop":
+                continue
         ranking = _unique(query.get("results", []))
         hits = [doc in relevant for doc in ranking]
         first = next((i for i, hit in enumerate(hits) if hit), None)
@@ -123,12 +139,13 @@ def retrieval_metrics(
             found = sum(hits[:k])
             values[f"ndcg@{k}"].append(ndcg_at_k(ranking, judged, k))
             values[f"precision@{k}"].append(found / k)
-            values[f"recall@{k}"].append(found / len(relevant))
+            values[f"recall@{k}"].append(found / len(relevant) if relevant else 0.0)
     result: dict[str, Any] = {
         name: (sum(series) / len(series) if series else None) for name, series in values.items()
     }
     result["queries"] = len(values["mrr"])
-    result["queries_without_relevant"] = skipped
+    result["queries_without_relevant"] = without
+    result["empty_queries"] = empty_queries
     return result
 
 

@@ -22,7 +22,8 @@ A pair of orders is *consistent* when its choices, original order first, are one
 As in SubEval, an extracted judgement whose other order is missing or was not extracted
 counts as consistent in the row-level figures (it has nothing to disagree with); the
 pair-level figures count only comparisons with both orders extracted. A rate whose
-denominator is zero is NaN (undefined), where SubEval writes 0.
+denominator is zero is NaN (undefined) here; SubEval's own files write 0.0 and jurist's
+SubEval-named files do too. A self-comparison (the same model as A and B) is accepted.
 """
 
 from __future__ import annotations
@@ -136,10 +137,10 @@ def _normalize(records: pd.DataFrame) -> pd.DataFrame:
     bad = sorted(set(frame["status"]) - set(STATUSES))
     if bad:
         raise ValueError(f"status must be one of {STATUSES}, got {bad}")
-    same = frame.index[frame["A"] == frame["B"]]
-    if len(same):
-        raise ValueError(f"record {same[0]}: a model is compared with itself ({frame.at[same[0], 'A']!r})")
-    duplicated = frame.duplicated(["index", "A", "B"])
+    # A self-comparison (A = B) has both of its orders under one key: it may occur twice.
+    occurrence = frame.groupby(["index", "A", "B"], sort=False).cumcount()
+    allowed = np.where(frame["A"] == frame["B"], 2, 1)
+    duplicated = occurrence.to_numpy() >= allowed
     if duplicated.any():
         first = frame.index[duplicated][0]
         raise ValueError(
@@ -206,6 +207,11 @@ def consistent_rows(records: pd.DataFrame) -> pd.Series:
     B, A)`` is missing or not extracted (SubEval's rule), or has a choice ``y`` with
     ``(x, y)`` in :data:`CONSISTENT_PAIRS`. Records that are not extracted are ``False``.
 
+    A self-comparison (``A = B``) is counted as SubEval's ``find_inconsistent`` counts it:
+    both orders share one ``cmp_index``, so the swapped lookup finds the last extracted
+    choice ``v`` of that ``cmp_index`` and every record of it is consistent exactly when
+    ``(v, v)`` is consistent, i.e. ``v`` is C or D.
+
     Returns:
         A boolean Series aligned with ``records``' rows (RangeIndex positions).
     """
@@ -226,7 +232,10 @@ def consistent_rows(records: pd.DataFrame) -> pd.Series:
             flags.append(False)
             continue
         other = choice_of.get((i, b, a))
-        flags.append(other is None or is_consistent(c, other))
+        if a == b:  # SubEval looks the swapped cmp_index up and finds the same one: its last choice
+            flags.append(is_consistent(other, other))
+        else:
+            flags.append(other is None or is_consistent(c, other))
     return pd.Series(flags, index=frame.index, dtype=bool)
 
 
@@ -260,11 +269,15 @@ def pair_table(records: pd.DataFrame) -> pd.DataFrame:
             }
             pairs[key] = pair
         pair["exact_match"] = bool(pair["exact_match"]) or row.status == "exact_match"
+        seen = int(pair.get("_rows", 0))  # type: ignore[call-overload]
+        pair["_rows"] = seen + 1
         if ok:
-            pair["choice_12" if pair["model_1"] == row.A else "choice_21"] = row.choice
+            original = pair["model_1"] == row.A and (row.A != row.B or seen == 0)
+            pair["choice_12" if original else "choice_21"] = row.choice
     rows = []
     for pair in pairs.values():
         first, second = pair.pop("choice_12"), pair.pop("choice_21")
+        pair.pop("_rows")
         if pair.pop("exact_match"):
             status = "exact_match"
         elif first is not None and second is not None:
@@ -423,7 +436,9 @@ def win_rates(
     - ``win_both_good_rate = (win + both_good) / (win + both_good + lose)``
     - ``win_half_tie_rate = (win + (both_good + both_fail) / 2) / (win + both_good + both_fail + lose)``
 
-    With 2 options the three coincide. A zero denominator gives NaN. Each rate has a
+    A self-comparison (a model against itself) is left out: SubEval counts it only in the
+    model's own cell, which it never reports. With 2 options the three coincide. A zero
+    denominator gives NaN (SubEval's files write 0.0; see :mod:`jurist.report.pairwise`). Each rate has a
     percentile-bootstrap interval (columns ``{rate}_low``, ``{rate}_high``) that resamples
     comparisons (both orders together).
 
@@ -449,7 +464,7 @@ def win_rates(
     }
     entries = []
     for cluster, row, ok in zip(_cluster_keys(frame), frame.itertuples(index=False), consistent, strict=True):
-        if not ok:
+        if not ok or row.A == row.B:
             continue
         first, second = credit[row.choice]
         for kind, group in _groups(row.task):
@@ -539,6 +554,9 @@ def win_rates_with_ties(
     a win of the model in position 2, C as a *tie* for both; an inconsistent record is a
     tie for both. Every record adds 1 to the *total* of both directions; a consistent D
     ("neither is good") is thus in the total but neither a win nor a tie, as in SubEval.
+    A self-comparison credits both directions to the one row ``(model, model)``, as
+    SubEval's keys do: A or B adds one win and two to the total, C or an inconsistent
+    record two ties.
 
     - ``win_rate_with_tie = (win + tie / 2) / total``
     - ``win_rate_without_tie = win / (total − tie)``
@@ -702,6 +720,10 @@ def gold_agreement(
     - ``kappa``: Cohen's kappa of verdict against gold over complete comparisons, labels
       ``1``, ``2``, ``tie`` (see :func:`jurist.metrics.gold_agreement.kappa_from_confusion`)
     - ``consistency_rate = consistent / complete``; ``coverage = complete / pairs``
+    - ``accuracy_2 = #{verdict = gold} / decisive`` (two-option agreement): over the
+      ``decisive`` comparisons whose gold and verdict are both ``1`` or ``2`` (ties on either
+      side left out, as MT-Bench's "without tie" agreement); ``accuracy`` is the
+      three-option agreement, with ties
 
     Each of the first three has a percentile-bootstrap interval over comparisons.
 
@@ -790,6 +812,11 @@ def _agreement_row(
         if complete.any()
         else float("nan"),
     }
+    decisive = [
+        (g, v) for g, v in zip(gold, judged["verdict"], strict=True) if g in ("1", "2") and v in ("1", "2")
+    ]
+    row["decisive"] = len(decisive)
+    row["accuracy_2"] = sum(g == v for g, v in decisive) / len(decisive) if decisive else float("nan")
     total = cells.sum(axis=0, keepdims=True)
     for metric, fn in (("accuracy", pair_accuracy), ("order_accuracy", order_accuracy), ("kappa", kappa)):
         low, high = bootstrap_ci(cells, fn, n_resamples=n_resamples, confidence=confidence, seed=seed)

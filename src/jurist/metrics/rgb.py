@@ -15,8 +15,11 @@ does exactly this; :func:`check_answer` is RGB's answer check alone.
 - the strict share of rejections (:func:`rejection_rate`) and a judge's rejection rate
   Rej* (:func:`judged_rate`);
 - integration accuracy (:func:`integration_accuracy`);
-- error detection ED, and correction CR among detections (:func:`fact_check`); ED* and CR*
-  from a judge's detections (:func:`judged_fact_check`).
+- error detection ED, and correction CR among detections (:func:`fact_check`); ED* and CR
+  from a judge's detections (:func:`judged_fact_check`); a rejection is never a correction
+  (:func:`is_correction`);
+- the verdicts of RGB's ChatGPT-based evaluation scripts, from the text ChatGPT wrote
+  (:func:`chatgpt_rejects` for Rej*, :func:`chatgpt_detects_error` for ED*).
 
 **Improved check** (jurist's, *not* RGB's; never used unless asked for):
 :func:`rgb_labels_improved` normalises text (Unicode NFKC, case, punctuation, number
@@ -473,19 +476,35 @@ def integration_accuracy(labels: Sequence[Sequence[int]]) -> Rate:
     return Rate(sum(0 not in label and 1 in label for label in labels), len(labels))
 
 
+def is_correction(label: Sequence[int]) -> bool:
+    """Whether an answer gives the correct answer, as RGB's correction counts it.
+
+    correction = 1 ∈ label and 0 ∉ label: every part of the gold answer is in the answer.
+    A rejection (label ``[-1]``) gives no answer, so it is never a correction.
+
+    >>> is_correction([1, 1]), is_correction([1, 0]), is_correction([-1])
+    (True, False, False)
+    """
+    return 0 not in label and 1 in label
+
+
 @dataclass(frozen=True)
 class FactCheck:
     """Counterfactual robustness of one run: detections and corrections.
 
     Attributes:
-        fact_tt: Predictions that report factual errors.
-        correct_tt: Of those, predictions whose labels hold no 0.
+        fact_tt: Predictions that report factual errors (detections).
+        correct_tt: Of those, corrections: labels with a 1 and no 0 (:func:`is_correction`).
         nums: Scored predictions.
+        detected_rejections: Detections whose label is the rejection ``[-1]``; never
+            corrections. (RGB's ``evalue.py`` tests ``0 not in label`` alone, which lets these
+            through: its ``correct_tt`` is ``correct_tt + detected_rejections``.)
     """
 
     fact_tt: int
     correct_tt: int
     nums: int
+    detected_rejections: int = 0
 
     @property
     def fact_check_rate(self) -> float | None:
@@ -499,35 +518,90 @@ class FactCheck:
 
 
 def fact_check(labels: Sequence[Sequence[int]], factlabels: Sequence[int]) -> FactCheck:
-    """RGB's error detection (ED) and correction (CR) rates.
+    """RGB's error detection rate (ED) and error correction rate (CR).
 
-    fact_tt = |{i : factlabel_i = 1}|, correct_tt = |{i : factlabel_i = 1 and 0 ∉ label_i}|;
-    ED = fact_tt / n, CR = correct_tt / fact_tt (0 when fact_tt = 0). A rejection label
-    ``[-1]`` holds no 0, so a detected error followed by a rejection counts as corrected,
-    as in RGB.
+    RGB (arXiv 2309.01431, counterfactual robustness): ED is the share of answers that
+    detect the factual errors in the documents; CR the share of those detections that then
+    give the correct answer. Over the n scored answers::
 
-    >>> result = fact_check([[1], [0], [1], [-1]], [1, 1, 0, 0])
-    >>> (result.fact_tt, result.correct_tt, result.fact_check_rate, result.correct_rate)
-    (2, 1, 0.5, 0.5)
+        fact_tt    = |{i : factlabel_i = 1}|
+        correct_tt = |{i : factlabel_i = 1 and 1 ∈ label_i and 0 ∉ label_i}|
+        ED = fact_tt / n
+        CR = correct_tt / fact_tt      (0 when fact_tt = 0, as RGB writes it)
+
+    The correction test is RGB's own in ``fact_evalue.py`` (``0 not in label and 1 in
+    label``). A rejection (label ``[-1]``) gives no answer and is **never a correction**;
+    such detections are counted in ``detected_rejections``. RGB's keyword ``evalue.py``
+    tests ``0 not in label`` only and so counts them: its ``correct_tt`` equals
+    ``correct_tt + detected_rejections`` here.
+
+    >>> result = fact_check([[1], [0], [1], [-1]], [1, 1, 0, 1])
+    >>> (result.fact_tt, result.correct_tt, result.detected_rejections)
+    (3, 1, 1)
+    >>> (result.fact_check_rate, round(result.correct_rate, 4))
+    (0.75, 0.3333)
     """
     if len(labels) != len(factlabels):
         raise ValueError(f"{len(labels)} label lists but {len(factlabels)} factlabels")
-    fact_tt = correct_tt = 0
+    fact_tt = correct_tt = rejections = 0
     for label, factlabel in zip(labels, factlabels, strict=True):
         if factlabel == 1:
             fact_tt += 1
-            if 0 not in label:
+            if is_correction(label):
                 correct_tt += 1
-    return FactCheck(fact_tt=fact_tt, correct_tt=correct_tt, nums=len(labels))
+            elif label[:1] == [-1]:
+                rejections += 1
+    return FactCheck(fact_tt=fact_tt, correct_tt=correct_tt, nums=len(labels), detected_rejections=rejections)
 
 
 def judged_fact_check(labels: Sequence[Sequence[int]], detected: Sequence[bool]) -> FactCheck:
-    """ED* and CR*: :func:`fact_check` with a judge's detections in place of RGB's keywords.
+    """ED* and CR: :func:`fact_check` with a judge's detections in place of RGB's keywords.
 
-    fact_tt = |{i : detected_i}|, correct_tt = |{i : detected_i and 0 ∉ label_i}|;
-    ED* = fact_tt / n, CR* = correct_tt / fact_tt (0 when fact_tt = 0).
+    RGB's ``fact_evalue.py`` (ChatGPT as the judge)::
+
+        fact_tt    = |{i : detected_i}|
+        correct_tt = |{i : detected_i and 1 ∈ label_i and 0 ∉ label_i}|
+        ED* = fact_tt / n,  CR = correct_tt / fact_tt  (0 when fact_tt = 0)
+
+    A rejection is never a correction here either.
     """
     return fact_check(labels, [int(bool(flag)) for flag in detected])
+
+
+CHATGPT_REJECTION_MARK = "not addressed"
+"""RGB's ``reject_evalue.py`` counts a ChatGPT evaluation as a rejection when it contains this."""
+
+CHATGPT_DETECTION_MARKS: tuple[str, ...] = ("has identified", "Yes")
+"""RGB's ``fact_evalue.py`` counts a ChatGPT evaluation as a detection when it contains one of these."""
+
+
+def chatgpt_rejects(evaluation: str) -> bool:
+    """Whether RGB's ChatGPT rejection evaluation (``reject_evalue.py``) says the answer rejects.
+
+    rejects = ``"not addressed"`` ⊂ evaluation (case-sensitive), RGB's test on ChatGPT's
+    "No, the question is not addressed by the documents."
+
+    >>> chatgpt_rejects("No, the question is not addressed by the documents.")
+    True
+    >>> chatgpt_rejects("Yes, the question is addressed by the documents.")
+    False
+    """
+    return CHATGPT_REJECTION_MARK in evaluation
+
+
+def chatgpt_detects_error(evaluation: str) -> bool:
+    """Whether RGB's ChatGPT fact-checking evaluation (``fact_evalue.py``) says the answer
+    detects the factual errors.
+
+    detects = ``"has identified"`` ⊂ evaluation or ``"Yes"`` ⊂ evaluation (case-sensitive),
+    RGB's test on ChatGPT's "Yes, the model has identified the factual errors."
+
+    >>> chatgpt_detects_error("Yes, the model has identified the factual errors.")
+    True
+    >>> chatgpt_detects_error("NO, the model fail to identify the factual errors.")
+    False
+    """
+    return any(mark in evaluation for mark in CHATGPT_DETECTION_MARKS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -616,16 +690,20 @@ def judgment_score(predicted: bool, gold: bool, *, kind: str = "rejection") -> E
 
 
 def counterfactual_score(prediction: str, answer: Answer, *, language: str = "en") -> ExampleScore:
-    """Whether an answer on counterfactual passages reports the error and is not wrong.
+    """Whether an answer on counterfactual passages reports the error and corrects it.
 
-    score = 1[factlabel = 1 and 0 ∉ label] with :func:`rgb_labels`: the item counts toward
-    both ED and CR.
+    score = 1[factlabel = 1 and 1 ∈ label and 0 ∉ label] with :func:`rgb_labels`: the item
+    counts toward both ED and CR (:func:`fact_check`). A rejection is never a correction.
     """
     labels = rgb_labels(prediction, answer, language=language)
     if labels.factlabel != 1:
         return ExampleScore(
             0.0, "does not report the factual errors in the documents (RGB's phrase is missing)"
         )
-    if 0 in labels.label:
+    if labels.label[:1] == [-1]:
+        return ExampleScore(
+            0.0, "reports the factual errors but rejects instead of giving the correct answer"
+        )
+    if not is_correction(labels.label):
         return ExampleScore(0.0, "reports the factual errors but does not give the correct answer")
     return ExampleScore(1.0, "reports the factual errors and gives the correct answer")

@@ -57,7 +57,7 @@ def _ner(ner: Mapping[str, Any]) -> list[str]:
             )
         )
     dist = ner["type_distribution"]
-    return [
+    lines = [
         "## Entity extraction",
         "",
         f"{ner['texts']} texts. Entity level, strict: P {fmt(ner['strict']['precision'])}, "
@@ -75,6 +75,37 @@ def _ner(ner: Mapping[str, Any]) -> list[str]:
         ),
         "",
     ]
+    if "tags" in ner:
+        tags = ner["tags"]
+        scheme = f", scheme {tags['scheme']}" if tags.get("scheme") else ""
+        lines[2] += f" Gold read from a token-tag file, {tags['mode']} decoding{scheme}."
+    if "nervaluate" in ner:
+        nv = ner["nervaluate"]
+        lines += [
+            "nervaluate's schemes (greedy matching in list order; its `partial` ignores the type and "
+            "counts an inexact overlap as half, unlike the framework's partial above):",
+            "",
+            table(
+                ["scheme", "COR", "INC", "PAR", "MIS", "SPU", "P", "R", "F1"],
+                [
+                    (
+                        name,
+                        nv[name]["correct"],
+                        nv[name]["incorrect"],
+                        nv[name]["partial"],
+                        nv[name]["missed"],
+                        nv[name]["spurious"],
+                        fmt(nv[name]["precision"]),
+                        fmt(nv[name]["recall"]),
+                        fmt(nv[name]["f1"]),
+                    )
+                    for name in ("strict", "exact", "partial", "ent_type")
+                    if name in nv
+                ],
+            ),
+            "",
+        ]
+    return lines
 
 
 def _classification(c: Mapping[str, Any]) -> list[str]:
@@ -128,10 +159,17 @@ def _retrieval(r: Mapping[str, Any]) -> list[str]:
     ks = sorted({int(k.split("@")[1]) for k in r if k.startswith("ndcg@")})
     rows = [(k, fmt(r[f"ndcg@{k}"]), fmt(r[f"precision@{k}"]), fmt(r[f"recall@{k}"])) for k in ks]
     sources = r["sources"]["source_distribution"]
+    empty = r.get("queries_without_relevant", 0)
+    if r.get("empty_queries", "drop") == "drop":
+        handled = f"{empty} without a relevant document, left out of every mean"
+    else:
+        handled = (
+            f"{empty} without a relevant document, counted as 0 on P, R and MRR (ir-measures' convention)"
+        )
     return [
         "## Retrieval",
         "",
-        f"{r['queries']} queries ({r['queries_without_relevant']} without a relevant document, left out). "
+        f"{r['queries']} queries averaged ({handled}). "
         f"MRR {fmt(r['mrr'])}. Sources in the top 10: "
         + (", ".join(f"{s} {n}" for s, n in sources.items()) or "none")
         + ".",

@@ -6,10 +6,14 @@
   extraction, consistency, both win tables against the reference model);
 - ``length_stats.csv``, ``win+bothgood.xlsx``/``.csv``, ``win+halfdraw.xlsx``/``.csv``:
   SubEval's tables (the XLSX files need openpyxl, the ``xlsx`` extra);
-- ``win_rate_with_tie.csv``, ``win_rate_without_tie.csv``: SubEval's new-version tables;
+- ``win_rate_with_tie.csv``, ``win_rate_without_tie.csv``: SubEval's new-version tables
+  (columns ``Metric;Model`` and ``WinRateWithTie``/``WinRateWithoutTie``; rows sorted by
+  metric, model, opponent, where SubEval's order follows a Python set; 0.0 for a zero
+  denominator, as SubEval writes it);
 - ``win_rates.csv``, ``win_rates_with_ties.csv``: all win rates with bootstrap intervals;
 - ``comparisons.csv``: one row per comparison with both orders' choices;
-- ``consistent_cmp.tsv``/``inconsistent_cmp.tsv`` when some judgements are inconsistent;
+- ``consistent_cmp.tsv``/``inconsistent_cmp.tsv`` when some judgements are inconsistent,
+  with SubEval's columns (its record columns, the judge's column, ``extracted``) in file order;
 - ``summary.md``: the same numbers as the log, plus intervals, consistency per
   comparison, position preference and length bias.
 
@@ -50,6 +54,17 @@ __all__ = [
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+_SUBEVAL_COLUMNS = [
+    "cmp_index",
+    "question",
+    "answer1",
+    "answer2",
+    "A",
+    "B",
+    "reference_answer",
+    "evaluating_guidance",
+    "task",
+]
 _RATE_FILES = {"win_both_good_rate": "win+bothgood", "win_half_tie_rate": "win+halfdraw"}
 
 
@@ -109,6 +124,10 @@ class PairsAgreement:
         by_label: Per dataset, agreement per gold label and per verdict.
         num_options: Number of options the judge chose from.
         judge: The judge's name.
+        human: With several annotators per pair: per dataset, human–human agreement
+            (pairwise agreement, Fleiss' kappa, Krippendorff's alpha) and the judge's
+            agreement with single annotators, with three and two options (see
+            :func:`~jurist.metrics.annotators.annotator_agreement`); else ``None``.
     """
 
     judged: pd.DataFrame
@@ -116,6 +135,7 @@ class PairsAgreement:
     by_label: pd.DataFrame
     num_options: int
     judge: str
+    human: pd.DataFrame | None = None
 
 
 def _safe(text: str) -> str:
@@ -176,8 +196,9 @@ def subeval_win_table(win_rates: pd.DataFrame, reference_model: str, rate: str) 
     Columns: ``model``, ``Overall-lang``, ``EN`` (SubEval's language split; every record
     is English, so it equals the overall rate), the software-design files, then the
     tasks, each sorted. Models are sorted by name, then by ``Overall-lang`` from high to
-    low (ties in reverse name order, NaN last); the index keeps the name order. Values are
-    rounded to 4 decimals; NaN where a model has no consistent judgement in a group.
+    low (ties in reverse name order); the index keeps the name order. Values are
+    rounded to 4 decimals; a group where a model has no consistent judgement (or a zero
+    denominator) is 0.0, as SubEval writes it.
 
     Args:
         win_rates: The long table of :func:`jurist.metrics.pairwise.win_rates`.
@@ -188,12 +209,14 @@ def subeval_win_table(win_rates: pd.DataFrame, reference_model: str, rate: str) 
     models = sorted(set(against["model"]))
     files = sorted(set(against.loc[against["group_kind"] == "design_file", "group"]))
     tasks = sorted(set(against.loc[against["group_kind"] == "task", "group"]))
-    value = {(row.group, row.model): getattr(row, rate) for row in against.itertuples(index=False)}
+    value = {
+        (row.group, row.model): _zero_if_nan(getattr(row, rate)) for row in against.itertuples(index=False)
+    }
     rows = []
     for model in models:
-        overall = value.get(("Overall", model), float("nan"))
+        overall = value.get(("Overall", model), 0.0)
         row: dict[str, Any] = {"model": model, "Overall-lang": overall, "EN": overall}
-        row.update({group: value.get((group, model), float("nan")) for group in [*files, *tasks]})
+        row.update({group: value.get((group, model), 0.0) for group in [*files, *tasks]})
         rows.append(row)
     frame = pd.DataFrame(rows, columns=["model", "Overall-lang", "EN", *files, *tasks]).astype(
         {c: float for c in ["Overall-lang", "EN", *files, *tasks]}
@@ -233,6 +256,12 @@ def subeval_log(scores: PairwiseScores) -> str:
             lines.append(f"({title}) w. {scores.reference_model}: ")
             lines.append(pretty_table(subeval_win_table(scores.win_rates, scores.reference_model, rate)))
     return "\n".join(lines) + "\n"
+
+
+def _zero_if_nan(value: Any) -> float:
+    """SubEval writes 0 where a rate's denominator is zero."""
+    number = float(value)
+    return 0.0 if number != number else number
 
 
 def _with_ci(value: Any, low: Any, high: Any) -> str:
@@ -435,9 +464,19 @@ def _subeval_new_table(scores: PairwiseScores, rate: str, title: str) -> pd.Data
     return pd.DataFrame(
         {
             "Metric;Model": [f"{r.metric};{r.model};{r.opponent}" for r in new.itertuples(index=False)],
-            title: list(new[rate]),
+            title: [_zero_if_nan(value) for value in new[rate]],
         }
     )
+
+
+def _cmp_table(records: pd.DataFrame, judge: str) -> pd.DataFrame:
+    """Records with SubEval's columns: its record columns, the judge's column, ``extracted``."""
+    columns = [c for c in _SUBEVAL_COLUMNS if c in records.columns]
+    table = records[columns].copy()
+    if "judgement" in records.columns:
+        table[judge] = records["judgement"]
+    table["extracted"] = records["choice"]
+    return table
 
 
 def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[Path]:
@@ -479,13 +518,13 @@ def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[P
         records = scores.records.reset_index(drop=True)
         extracted = records["choice"].notna() & (records["status"] != "exact_match")
         agrees = consistent_rows(records)
-        keep = [c for c in records.columns if c not in {"index", "line", "status"}]
+        cmp_table = _cmp_table(records, scores.judge)
         for name, mask in (
             ("consistent_cmp.tsv", extracted & agrees),
             ("inconsistent_cmp.tsv", extracted & ~agrees),
         ):
             path = folder / name
-            subset = records.loc[mask, keep]
+            subset = cmp_table.loc[mask]
             atomic_write(path, partial(subset.to_csv, sep="\t", index=False, quoting=csv.QUOTE_ALL))
             written.append(path)
     atomic_write_text(folder / "summary.md", pairwise_markdown(scores))
@@ -503,6 +542,7 @@ def pairs_agreement_markdown(result: PairsAgreement) -> str:
             _with_ci(r.accuracy, r.accuracy_low, r.accuracy_high),
             _with_ci(r.order_accuracy, r.order_accuracy_low, r.order_accuracy_high),
             _with_ci(r.kappa, r.kappa_low, r.kappa_high),
+            f"{fmt(getattr(r, 'accuracy_2', float('nan')))} (n={getattr(r, 'decisive', 0)})",
             f"{r.consistent} ({fmt(r.consistency_rate)})",
         ]
         for r in result.agreement.itertuples(index=False)
@@ -517,7 +557,9 @@ def pairs_agreement_markdown(result: PairsAgreement) -> str:
             "",
             "accuracy: the two-order verdict (inconsistent = tie) equals gold, over comparisons with both "
             "orders extracted; order accuracy: each order's choice equals gold; kappa: Cohen's kappa of "
-            "verdict and gold. 95% bootstrap intervals over comparisons in brackets.",
+            "verdict and gold (three options: 1, 2, tie); accuracy without ties: two options, over "
+            "pairs whose gold and verdict are both 1 or 2. 95% bootstrap intervals over comparisons "
+            "in brackets.",
             "",
             table(
                 [
@@ -527,6 +569,7 @@ def pairs_agreement_markdown(result: PairsAgreement) -> str:
                     "accuracy",
                     "order accuracy",
                     "kappa",
+                    "accuracy without ties",
                     "consistent",
                 ],
                 rows,
@@ -539,12 +582,56 @@ def pairs_agreement_markdown(result: PairsAgreement) -> str:
             "",
             table(["dataset", "side", "label", "n", "agreed", "rate"], labels),
             "",
+            *_human_markdown(result.human),
         ]
     )
 
 
+def _human_markdown(human: pd.DataFrame | None) -> list[str]:
+    """The human–human agreement section (empty without annotators)."""
+    if human is None or human.empty:
+        return []
+    rows = []
+    for r in human.itertuples(index=False):
+        for suffix, options in (("_3", "3 (with tie)"), ("_2", "2 (no tie)")):
+            rows.append(
+                [
+                    r.dataset,
+                    options,
+                    getattr(r, f"items{suffix}"),
+                    fmt(getattr(r, f"pairwise_agreement{suffix}")),
+                    fmt(getattr(r, f"fleiss_kappa{suffix}")),
+                    fmt(getattr(r, f"krippendorff_alpha{suffix}")),
+                    fmt(getattr(r, f"judge_annotator_agreement{suffix}")),
+                ]
+            )
+    return [
+        "## Human–human agreement (the ceiling)",
+        "",
+        "Annotators of the same pair: pairwise agreement (share of agreeing annotator pairs), Fleiss' "
+        "kappa and Krippendorff's alpha (nominal); judge vs one annotator: share of (pair, vote) where "
+        "the judge's verdict equals the vote, to be read against the pairwise agreement. Two options: "
+        "tie votes and tie verdicts left out.",
+        "",
+        table(
+            [
+                "dataset",
+                "options",
+                "pairs with 2+ votes",
+                "human-human agreement",
+                "Fleiss kappa",
+                "Krippendorff alpha",
+                "judge-human agreement",
+            ],
+            rows,
+        ),
+        "",
+    ]
+
+
 def write_pairs_agreement(result: PairsAgreement, out_dir: str | Path) -> list[Path]:
-    """Write ``agreement.csv``, ``agreement_by_label.csv``, ``judged_pairs.csv`` and ``agreement.md``."""
+    """Write ``agreement.csv``, ``agreement_by_label.csv``, ``judged_pairs.csv`` and ``agreement.md``,
+    and ``human_agreement.csv`` when the pairs carry several annotators' labels."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     outputs = {
@@ -552,6 +639,8 @@ def write_pairs_agreement(result: PairsAgreement, out_dir: str | Path) -> list[P
         "agreement_by_label.csv": result.by_label,
         "judged_pairs.csv": result.judged,
     }
+    if result.human is not None:
+        outputs["human_agreement.csv"] = result.human
     written = []
     for name, frame in outputs.items():
         atomic_write(folder / name, partial(frame.to_csv, index=False, encoding="utf-8"))

@@ -57,8 +57,12 @@ def render_report(summary: dict[str, Any], failed: pd.DataFrame) -> str:
     agreement = summary.get("agreement")
     if agreement:
         parts += ["## Agreement with gold labels", ""]
-        rows = [[name.replace("_", " "), fmt(value)] for name, value in agreement.items()]
+        rows = [
+            [name.replace("_", " "), fmt(value)] for name, value in agreement.items() if name != "excluded"
+        ]
         parts += [table(["figure", "value"], rows), ""]
+    parts += _gold_keys(summary.get("gold_sentence_keys"))
+    parts += _excluded(summary)
     usage = summary.get("usage", {})
     latency = summary.get("latency_s", {})
     parts += [
@@ -105,6 +109,55 @@ def render_report(summary: dict[str, Any], failed: pd.DataFrame) -> str:
         else:
             parts += ["Raw answers of failed items are in results.jsonl.", ""]
     return "\n".join(parts)
+
+
+def _gold_keys(keys: dict[str, Any] | None) -> list[str]:
+    """The section on gold sentence keys read under another spelling."""
+    if not keys:
+        return []
+    parts = [
+        "## Gold sentence keys",
+        "",
+        f"{keys.get('normalised', 0)} of {keys.get('keys', 0)} gold sentence keys were written in "
+        f"another spelling and normalised on reading (in {keys.get('rows', 0)} rows; surrounding "
+        "whitespace, quotes, brackets and trailing punctuation removed, lowercased).",
+        "",
+    ]
+    fixes = keys.get("fixes") or []
+    if fixes:
+        shown = fixes[:20]
+        rows = [
+            [
+                fix["id"],
+                fix["field"],
+                f"`{fix['key']}`",
+                f"`{fix['normalised']}`",
+                "yes" if fix["duplicate"] else "",
+            ]
+            for fix in shown
+        ]
+        parts += [table(["id", "field", "as written", "read as", "repeat, kept once"], rows), ""]
+        if len(fixes) > len(shown):
+            parts += [f"… and {len(fixes) - len(shown)} more (see summary.json).", ""]
+    return parts
+
+
+def _excluded(summary: dict[str, Any]) -> list[str]:
+    """The section counting, for every figure, the rows left out of it and why."""
+    excluded = {**summary.get("excluded", {}), **(summary.get("agreement") or {}).get("excluded", {})}
+    parts = ["## Rows left out of a figure", ""]
+    if not excluded:
+        return [*parts, "None: every figure uses every row.", ""]
+    rows = [
+        [name.replace("_", " ") if first else "", reason, count]
+        for name, reasons in excluded.items()
+        for first, (reason, count) in zip([True] + [False] * (len(reasons) - 1), reasons.items(), strict=True)
+    ]
+    parts += [
+        "Each row left out of a figure is counted once, under the first reason that applies.",
+        "",
+    ]
+    return [*parts, table(["figure", "why left out", "rows"], rows), ""]
 
 
 def write_report(path: Path, summary: dict[str, Any], failed: pd.DataFrame) -> None:

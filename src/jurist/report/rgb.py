@@ -159,7 +159,7 @@ def render_rgb_report(summary: dict[str, Any], *, tables_key: str = "tables") ->
         parts += [
             "Acc: no passages (the model's own knowledge); Acc_doc: with counterfactual passages; "
             "ED / ED*: error detection by RGB's keywords / by the judge; CR: correct answers among "
-            "keyword detections (RGB's CR).",
+            "keyword detections (RGB's CR; a detection that rejects is never a correction).",
             "",
         ]
         note = _judge_note({entry.get("judge") for entry in counterfactual.values()}, "ED*")
@@ -321,8 +321,23 @@ def write_accuracy_chart(path: str | Path, summary: dict[str, Any]) -> Path:
 
 
 def render_rgb_scores(scores: Sequence[dict[str, Any]]) -> str:
-    """The figures of ``jurist score rgb`` (one row per prediction file) as Markdown."""
-    headers = ["file", "noise_rate", "nums", "tt", "all_rate", "fact_check_rate", "correct_rate", "labels"]
+    """The figures of ``jurist score rgb`` (one row per prediction file) as Markdown.
+
+    A table of RGB's ``evalue.py`` figures; for files judged by RGB's ChatGPT scripts a
+    second table with the figures those scripts write (Rej*, or ED* and CR); then the
+    warnings (e.g. repeated ids counted once).
+    """
+    headers = [
+        "file",
+        "noise_rate",
+        "nums",
+        "tt",
+        "all_rate",
+        "fact_check_rate",
+        "correct_rate",
+        "language",
+        "labels",
+    ]
     rows = [
         [
             Path(entry["file"]).name,
@@ -332,8 +347,61 @@ def render_rgb_scores(scores: Sequence[dict[str, Any]]) -> str:
             fmt(entry["all_rate"], 4),
             fmt(entry.get("fact_check_rate"), 4) if "fact_check_rate" in entry else "",
             fmt(entry.get("correct_rate"), 4) if "correct_rate" in entry else "",
+            f"{entry['language']} ({entry.get('language_source', '')})" if "language" in entry else "",
             entry.get("labels", "stored"),
         ]
         for entry in scores
     ]
-    return "# RGB scores\n\n" + table(headers, rows) + "\n"
+    parts = ["# RGB scores", "", table(headers, rows), ""]
+    if any("detected_rejections" in entry and entry["detected_rejections"] for entry in scores):
+        parts += [
+            "CR counts a detection as corrected only when it gives the correct answer; detections "
+            "that reject are not corrections ("
+            + ", ".join(
+                f"{Path(entry['file']).name}: {entry['detected_rejections']}"
+                for entry in scores
+                if entry.get("detected_rejections")
+            )
+            + ").",
+            "",
+        ]
+    judged = [entry for entry in scores if entry.get("chatgpt")]
+    if judged:
+        judged_rows = []
+        for entry in judged:
+            chatgpt = entry["chatgpt"]
+            star = "Rej*" if entry["judgment"] == "rejection" else "ED*"
+            judged_rows.append(
+                [
+                    Path(entry["file"]).name,
+                    entry["judgment"],
+                    f"{star} {fmt(chatgpt['reject_rate'], 4)}",
+                    f"{chatgpt['rejecttt']}/{chatgpt['nums']}",
+                    fmt(chatgpt.get("correct_rate"), 4) if "correct_rate" in chatgpt else "",
+                    chatgpt.get("correct_tt", ""),
+                    fmt(chatgpt["all_rate"], 4),
+                    chatgpt["tt"],
+                ]
+            )
+        parts += [
+            "## Judged by ChatGPT (RGB's reject_evalue.py / fact_evalue.py)",
+            "",
+            table(
+                [
+                    "file",
+                    "judgment",
+                    "reject_rate",
+                    "rejecttt/nums",
+                    "correct_rate (CR)",
+                    "correct_tt",
+                    "all_rate",
+                    "tt",
+                ],
+                judged_rows,
+            ),
+            "",
+        ]
+    warnings = [warning for entry in scores for warning in entry.get("warnings") or []]
+    if warnings:
+        parts += ["## Warnings", ""] + [f"- {warning}" for warning in warnings] + [""]
+    return "\n".join(parts)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from jurist.atomic import atomic_write_text
+from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import DEFAULT_SPLITS, HeritageGoldEntry, load_heritage_gold, split_gold
 from jurist.errors import InputError
 from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
@@ -73,6 +74,8 @@ class HeritageAdapter(TaskAdapter):
 
     subtask: ClassVar[str]
     program_attribute: ClassVar[str]
+    tags: TagDecoding | None = None
+    """How token-tag gold files are decoded (``None``: lenient)."""
 
     @classmethod
     def program_options(cls, labels: Sequence[str] = ENTITY_LABELS) -> dict[str, Any]:
@@ -80,7 +83,7 @@ class HeritageAdapter(TaskAdapter):
         return {}
 
     def _entries(self, path: str | Path) -> tuple[list[HeritageGoldEntry], Path | None]:
-        gold = load_heritage_gold(path)
+        gold = load_heritage_gold(path, tags=self.tags)
         return gold.entries, gold.path
 
     @staticmethod

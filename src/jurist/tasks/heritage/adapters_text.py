@@ -9,6 +9,7 @@ from typing import Any
 
 import dspy
 
+from jurist.datasets.conll import TagDecoding
 from jurist.metrics.heritage_classification import classification_example_score
 from jurist.metrics.heritage_ner import as_span, entity_example_f1, match_entities
 from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPE_NAMES, ENTITY_LABELS, TYPE_CATEGORY
@@ -30,6 +31,7 @@ class HeritageNerAdapter(HeritageAdapter):
     Args:
         labels: The entity types to extract (default: the seven heritage types); gold spans
             of other types are left out of the examples.
+        tags: How token-tag gold files (``.conll``, ``.bio``, ...) are decoded (default: lenient).
     """
 
     task = "heritage-ner"
@@ -38,8 +40,9 @@ class HeritageNerAdapter(HeritageAdapter):
     metric_name = "entity_f1"
     pass_threshold = 0.8
 
-    def __init__(self, labels: Sequence[str] = ENTITY_LABELS) -> None:
+    def __init__(self, labels: Sequence[str] = ENTITY_LABELS, tags: TagDecoding | None = None) -> None:
         self.labels = tuple(labels)
+        self.tags = tags
         if not self.labels:
             raise ValueError("labels must name at least one entity type")
 

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import HeritageGoldEntry, linking_gold, load_heritage_gold
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label, wilson_interval
@@ -273,6 +274,7 @@ def calibrate_subtask(
     *,
     labels: Sequence[str] = ENTITY_LABELS,
     kb: str | Path | None = None,
+    tags: TagDecoding | None = None,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """The leaderboard row of one judge for one heritage calibration task (see the module docstring).
 
@@ -285,9 +287,10 @@ def calibrate_subtask(
         progress: Show the runner's progress bar.
         labels: The entity types the judge extracts.
         kb: The knowledge-base TSV of linking (default: the bundled subset).
+        tags: How a token-tag gold file is decoded (default: lenient).
     """
     subtask, has_gold, measure = _SUBTASKS[task]
-    gold = load_heritage_gold(gold_path)
+    gold = load_heritage_gold(gold_path, tags=tags)
     entries = [entry for entry in gold.entries if has_gold(entry)]
     if not entries:
         raise InputError(f"no entry carries {subtask} gold", path=gold.path)
@@ -301,6 +304,8 @@ def calibrate_subtask(
             measure = partial(_measure_ner, allowed=frozenset(labels))
     if kb is not None:
         setup["kb"] = kb
+    if tags is not None:
+        setup["tags"] = tags
     call_blocking(judge_heritage, file, run_dir, spec.config, **setup)
     results: dict[str, ItemResult] = {r.id: r for r in run_results(run_dir)}
     judged = [results[entry.id] for entry in entries if entry.id in results]

@@ -7,9 +7,11 @@ heritage`` commands, so their command lines keep working through the generic com
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from jurist.datasets.conll import TagDecoding
 from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
 from jurist.tasks.heritage.judging import ALL_TASKS
 
@@ -20,6 +22,8 @@ __all__ = [
     "NerOptions",
     "QAOptions",
     "RunOptions",
+    "TagOptions",
+    "tag_decoding",
 ]
 
 
@@ -46,7 +50,31 @@ class RunOptions(BaseModel):
     )
 
 
-class HeritageOptions(RunOptions):
+class TagOptions(RunOptions):
+    """How a token-tag gold (or predictions) file is decoded (``.conll``, ``.bio``, ``.iob``, ...)."""
+
+    tag_mode: Literal["lenient", "strict"] | None = Field(
+        None,
+        description="token-tag files: lenient (seqeval's default) or strict (seqeval's mode='strict') "
+        "decoding of the tags (default: lenient, or what the scored run recorded).",
+    )
+    tag_scheme: Literal["IOB1", "IOB2", "IOBES", "BILOU"] | None = Field(
+        None,
+        description="token-tag files, strict decoding: the tag scheme (default: detected from the gold's "
+        "prefixes as seqeval does; IOB1 must be named).",
+    )
+
+
+def tag_decoding(options: Any) -> TagDecoding | None:
+    """The decoding an option set asks for, or ``None`` when it names neither mode nor scheme."""
+    mode = getattr(options, "tag_mode", None)
+    scheme = getattr(options, "tag_scheme", None)
+    if mode is None and scheme is None:
+        return None
+    return TagDecoding(mode or ("strict" if scheme else "lenient"), scheme)
+
+
+class HeritageOptions(TagOptions):
     """The options of ``heritage``: the sub-tasks, entity types and knowledge base of a run."""
 
     kb: Path | None = Field(
@@ -58,6 +86,11 @@ class HeritageOptions(RunOptions):
     labels: list[str] = Field(
         list(ENTITY_LABELS),
         description="judge: comma-separated entity types to extract (default: the seven heritage types).",
+    )
+    empty_queries: Literal["zero", "drop"] = Field(
+        "zero",
+        description="score: retrieval queries without a relevant document are counted as 0 on P/R/MRR "
+        "(zero, ir-measures' convention) or left out of every mean (drop).",
     )
 
     @field_validator("tasks")
@@ -74,7 +107,7 @@ class HeritageOptions(RunOptions):
         return _labels(value)
 
 
-class NerOptions(RunOptions):
+class NerOptions(TagOptions):
     """The options of ``heritage-ner``."""
 
     labels: list[str] = Field(

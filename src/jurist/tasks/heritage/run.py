@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import HeritageGold, HeritageGoldEntry, load_heritage_gold, split_gold
 from jurist.datasets.heritage_kb import load_knowledge_base
 from jurist.errors import InputError
@@ -69,6 +70,7 @@ def run_heritage(
     split: str | None = None,
     stratify: Sequence[str] = ("custodian_type",),
     seed: int = 0,
+    tags: TagDecoding | None = None,
     retry_failed: bool = False,
     progress: bool = True,
 ) -> Path:
@@ -80,7 +82,7 @@ def run_heritage(
         The path of the gold file (what the run is scored against).
     """
     tasks = check_tasks(tasks)
-    dataset = load_heritage_gold(gold)
+    dataset = load_heritage_gold(gold, tags=tags)
     entries = select_entries(dataset, split, stratify, seed)
     knowledge = load_knowledge_base(kb) if "linking" in tasks else None
     documents = {entry.id: entry.text for entry in dataset.entries}
@@ -127,6 +129,7 @@ def judge_heritage(
     split: str | None = None,
     stratify: Sequence[str] = ("custodian_type",),
     seed: int = 0,
+    tags: TagDecoding | None = None,
     retry_failed: bool = False,
     progress: bool = True,
 ) -> HeritageRun:
@@ -142,6 +145,8 @@ def judge_heritage(
         split: Judge only this part (``train``, ``dev`` or ``test``) of a 70/15/15 split.
         stratify: Fields the split is stratified by.
         seed: Seed of the split.
+        tags: How a token-tag gold file (``.conll``, ``.bio``, ...) is decoded (default: lenient);
+            recorded in the run, and used again when it is scored.
         retry_failed: Judge items recorded as failed again.
         progress: Show a progress bar on stderr.
     """
@@ -156,8 +161,9 @@ def judge_heritage(
         split=split,
         stratify=stratify,
         seed=seed,
+        tags=tags,
         retry_failed=retry_failed,
         progress=progress,
     )
-    scores = score_heritage(out_dir, gold=gold_path, write=True)
+    scores = score_heritage(out_dir, gold=gold_path, write=True, tags=tags)
     return HeritageRun(run_dir=Path(out_dir), scores=scores)

@@ -6,7 +6,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jurist.datasets.heritage import HeritageGoldEntry
-from jurist.metrics.heritage_retrieval import ndcg_at_k, retrieval_metrics, retrieval_source_analysis
+from jurist.metrics.heritage_retrieval import (
+    EmptyQueries,
+    ndcg_at_k,
+    retrieval_metrics,
+    retrieval_source_analysis,
+)
 from jurist.signatures.heritage import HeritageOutput
 from jurist.tasks.heritage._stats import mean_present
 
@@ -19,11 +24,20 @@ class RetrievalScorer:
     Args:
         qrels: ``{query_id: {doc_id: grade}}`` (:func:`~jurist.datasets.heritage.retrieval_qrels`).
         retrieval_k: K of NDCG/P/R@K.
+        empty_queries: Queries without a relevant document: ``zero`` (counted, ir-measures'
+            convention) or ``drop`` (left out); see
+            :func:`~jurist.metrics.heritage_retrieval.retrieval_metrics`.
     """
 
-    def __init__(self, qrels: Mapping[str, dict[str, int]], retrieval_k: Sequence[int] = (5, 10, 20)) -> None:
+    def __init__(
+        self,
+        qrels: Mapping[str, dict[str, int]],
+        retrieval_k: Sequence[int] = (5, 10, 20),
+        empty_queries: EmptyQueries = "zero",
+    ) -> None:
         self.qrels = qrels
         self.retrieval_k = retrieval_k
+        self.empty_queries = empty_queries
         self.queries: list[dict[str, Any]] = []
 
     def add(self, entry: HeritageGoldEntry, output: HeritageOutput, row: dict[str, Any]) -> None:
@@ -44,6 +58,6 @@ class RetrievalScorer:
         """``(summary["retrieval"], headline figures)``; ``(None, {})`` when no query was judged."""
         if not self.queries:
             return None, {}
-        metrics = retrieval_metrics(self.queries, self.retrieval_k)
+        metrics = retrieval_metrics(self.queries, self.retrieval_k, empty_queries=self.empty_queries)
         summary = {**metrics, "sources": retrieval_source_analysis(self.queries)}
         return summary, {"retrieval_ndcg@10": metrics.get("ndcg@10"), "retrieval_mrr": metrics.get("mrr")}

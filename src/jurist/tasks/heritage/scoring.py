@@ -22,8 +22,10 @@ from typing import Any
 import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
+from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import HeritageGold, load_heritage_gold, retrieval_qrels
 from jurist.errors import InputError
+from jurist.metrics.heritage_retrieval import EmptyQueries
 from jurist.report.heritage import render_report, write_report
 from jurist.report.jsonout import dumps
 from jurist.runner import MANIFEST, iter_run_results
@@ -113,6 +115,8 @@ def score_heritage(
     k_values: Sequence[int] = (1, 5, 10),
     retrieval_k: Sequence[int] = (5, 10, 20),
     similarity: Callable[[str, str], float] | None = None,
+    empty_queries: EmptyQueries = "zero",
+    tags: TagDecoding | None = None,
 ) -> HeritageScores:
     """Score a heritage run (a run directory or its ``results.jsonl``); no model is called.
 
@@ -128,20 +132,26 @@ def score_heritage(
         retrieval_k: K of NDCG/P/R@K.
         similarity: Optional ``f(question, answer) -> [0, 1]`` (e.g. embedding cosine) for
             QA relevance; without it that target is "not measured".
+        empty_queries: Retrieval queries without a relevant document: ``zero`` (counted,
+            scoring 0 on P/R/MRR: ir-measures' convention) or ``drop`` (left out).
+        tags: How a token-tag gold file is decoded (default: as the run recorded, else lenient).
     """
     path = Path(results)
     manifest = read_manifest(path)
     gold_path = gold or (manifest.get("dataset") or {}).get("path")
     if gold_path is None:
         raise InputError("no gold file given and none recorded in the run", path=path, field="gold")
-    gold_set: HeritageGold = load_heritage_gold(gold_path)
+    recorded_tags = (manifest.get("dataset") or {}).get("tags")
+    if tags is None and recorded_tags:
+        tags = TagDecoding(recorded_tags["mode"], recorded_tags.get("scheme"))
+    gold_set: HeritageGold = load_heritage_gold(gold_path, tags=tags)
     by_id = gold_set.by_id()
     recorded = (manifest.get("dataset") or {}).get("heritage") or {}
-    ner = NerScorer(recorded.get("labels"))
+    ner = NerScorer(recorded.get("labels"), gold_set.tags.describe() if gold_set.tags else None)
     classification = ClassificationScorer()
     linking = LinkingScorer(k_values)
     qa = QAScorer(similarity)
-    retrieval = RetrievalScorer(retrieval_qrels(gold_set.entries), retrieval_k)
+    retrieval = RetrievalScorer(retrieval_qrels(gold_set.entries), retrieval_k, empty_queries)
     scorers = (ner, classification, linking, qa, retrieval)  # in the order of the items' columns
 
     rows: list[dict[str, Any]] = []

@@ -12,6 +12,7 @@ import dspy
 import pandas as pd
 from pydantic import BaseModel
 
+from jurist.datasets.conll import TagDecoding, is_token_tag_file
 from jurist.datasets.heritage import HeritageGold, load_heritage_gold
 from jurist.datasets.heritage_kb import load_knowledge_base
 from jurist.errors import ConfigError
@@ -46,8 +47,10 @@ from jurist.tasks.heritage.options import (
     LinkingOptions,
     NerOptions,
     QAOptions,
+    tag_decoding,
 )
 from jurist.tasks.heritage.run import run_heritage, select_entries
+from jurist.tasks.heritage.score_tags import score_tagged_predictions
 from jurist.tasks.heritage.scoring import score_heritage
 
 __all__ = [
@@ -69,6 +72,7 @@ class RunSetup:
     split: str | None
     stratify: tuple[str, ...]
     seed: int
+    tags: TagDecoding | None = None
 
 
 class HeritageTask(Task):
@@ -117,12 +121,13 @@ class HeritageTask(Task):
             split=getattr(options, "split", None),
             stratify=tuple(getattr(options, "stratify", ("custodian_type",))),
             seed=getattr(options, "seed", 0),
+            tags=tag_decoding(options),
         )
 
     # ------------------------------------------------------------------ reading and judging
 
     def read(self, path: str | Path, options: BaseModel) -> HeritageGold:
-        return load_heritage_gold(path)
+        return load_heritage_gold(path, tags=self.setup(options).tags)
 
     def items(self, dataset: HeritageGold, options: BaseModel) -> list[Item]:
         setup = self.setup(options)
@@ -164,6 +169,7 @@ class HeritageTask(Task):
             split=setup.split,
             stratify=setup.stratify,
             seed=setup.seed,
+            tags=setup.tags,
             retry_failed=retry_failed,
             progress=progress,
         )
@@ -181,16 +187,40 @@ class HeritageTask(Task):
         write: bool = False,
     ) -> Scores:
         """Score a run (every metric and the target table); with the option ``compare``, also
-        paired significance tests against another run of the same gold (``summary["comparison"]``)."""
+        paired significance tests against another run of the same gold (``summary["comparison"]``).
+
+        A token-tag file (``.conll``, ``.bio``, ``.iob``, ...) in place of the run is a
+        tagger's predictions: its entities are scored against ``gold`` (NER metrics only).
+        """
         if isinstance(run, list):
             if len(run) != 1:
                 raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
             run = run[0]
-        scores = score_heritage(run, gold, write=write)
+        setup = self.setup(options)
+        if is_token_tag_file(run) and Path(run).is_file():
+            if gold is None:
+                raise ConfigError("scoring token-tag predictions needs the gold file (--gold)", field="gold")
+            # The entity types of the files, unless --labels names others than the default.
+            labels = setup.labels if setup.labels != tuple(ENTITY_LABELS) else None
+            tagged = score_tagged_predictions(run, gold, tags=setup.tags, labels=labels)
+            tagged.summary = json_ready(tagged.summary)
+            return tagged
+        scores = score_heritage(
+            run,
+            gold,
+            write=write,
+            empty_queries=getattr(options, "empty_queries", "zero"),
+            tags=setup.tags,
+        )
         compare: Path | None = getattr(options, "compare", None)
         summary = dict(scores.summary)
         if compare is not None:
-            comparison = compare_heritage(scores, score_heritage(compare, gold))
+            comparison = compare_heritage(
+                scores,
+                score_heritage(
+                    compare, gold, empty_queries=getattr(options, "empty_queries", "zero"), tags=setup.tags
+                ),
+            )
             summary["comparison"] = comparison.to_dict(orient="records")
             scores.extra["comparison"] = comparison
             scores.extra["compared"] = (str(run), str(compare))
@@ -228,6 +258,7 @@ class _SubTask(HeritageTask):
             split=getattr(options, "split", None),
             stratify=tuple(getattr(options, "stratify", ("custodian_type",))),
             seed=getattr(options, "seed", 0),
+            tags=tag_decoding(options),
         )
 
     def calibration_row(
@@ -235,7 +266,7 @@ class _SubTask(HeritageTask):
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         setup = self.setup(settings.get("options") or self.options())
         return calibrate_subtask(
-            self.name, gold, spec, out, settings, progress, labels=setup.labels, kb=setup.kb
+            self.name, gold, spec, out, settings, progress, labels=setup.labels, kb=setup.kb, tags=setup.tags
         )
 
     def optimization(self, options: BaseModel) -> HeritageAdapter:
@@ -264,7 +295,8 @@ class HeritageNerTask(_SubTask):
     Options: ClassVar[type[BaseModel]] = NerOptions
 
     def optimization(self, options: BaseModel) -> HeritageAdapter:
-        return HeritageNerAdapter(self.setup(options).labels)
+        setup = self.setup(options)
+        return HeritageNerAdapter(setup.labels, setup.tags)
 
 
 class HeritageClassificationTask(_SubTask):

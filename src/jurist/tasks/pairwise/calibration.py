@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.datasets.pairwise import load_pairs
+from jurist.datasets.preference_shapes import NoMajority
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label
@@ -69,7 +70,10 @@ def calibration_row(
     settings["num_options"] = num_options  # the calibration's settings name the options used
     file = resolve_input(gold_path)
     dataset = dataset_name(gold_path)
-    pairs = load_pairs(file)
+    options = settings.get("options")
+    mapping = getattr(options, "map", None)
+    split_vote: NoMajority = "exclude" if getattr(options, "split_vote", "tie") == "exclude" else "tie"
+    pairs = load_pairs(file, mapping=mapping, no_majority=split_vote)
     if pairs["label"].notna().sum() == 0:
         raise InputError("no pair carries a gold preference label", path=file, field="label")
     run = call_blocking(
@@ -78,6 +82,8 @@ def calibration_row(
         judge_run_dir(out, spec) / dataset,
         spec.config,
         num_options=num_options,
+        mapping=mapping,
+        split_vote=split_vote,
         progress=progress,
         n_resamples=settings["n_resamples"],
         subdirectory=True,
@@ -143,5 +149,17 @@ def calibration_row(
         confidence=settings["confidence"],
     )
     row_out.update(per_class_columns(by_label))
+    row_out["accuracy_2"] = float(pooled["accuracy_2"])
+    human = run.agreement.human
+    if human is not None:
+        pooled_human = human.iloc[-1]
+        for suffix in ("_3", "_2"):
+            for metric in (
+                "pairwise_agreement",
+                "fleiss_kappa",
+                "krippendorff_alpha",
+                "judge_annotator_agreement",
+            ):
+                row_out[f"human_{metric}{suffix}"] = float(pooled_human[f"{metric}{suffix}"])
     row_out.update(usage_columns(results))
     return row_out, by_label.assign(dataset=dataset, judge=spec.name)

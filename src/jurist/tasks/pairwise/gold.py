@@ -16,6 +16,8 @@ from typing import Any
 import pandas as pd
 
 from jurist.datasets.pairwise import load_pairs
+from jurist.datasets.preference_shapes import NoMajority
+from jurist.metrics.annotators import annotator_agreement
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.metrics.pairwise import gold_agreement, pair_verdicts
 from jurist.report.pairwise import PairsAgreement
@@ -25,6 +27,7 @@ from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge
 __all__ = [
     "PairsAgreement",
     "agreement_summary",
+    "human_agreement",
     "judge_pairs",
     "judge_pairs_baseline",
     "judged_pairs",
@@ -100,8 +103,12 @@ def judge_pairs_baseline(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    mapping: Sequence[str] | None = None,
+    split_vote: NoMajority = "tie",
 ) -> PairsAgreement:
     """Judge pairs files in both orders (offline baseline by default) and score against gold.
+
+    ``mapping`` and ``split_vote`` are handed to :func:`~jurist.datasets.pairwise.load_pairs`.
 
     Each source is one dataset (named as :func:`~jurist.datasets.pairwise.load_pairs`
     names it). Pairs without a gold label are judged but left out of the agreement.
@@ -113,7 +120,12 @@ def judge_pairs_baseline(
         from jurist.programs.pairwise_baseline import PairwiseBaseline
 
         judge = PairwiseBaseline()
-    frames = [judge_pairs(load_pairs(source), judge, num_options=num_options) for source in sources]
+    frames = [
+        judge_pairs(
+            load_pairs(source, mapping=mapping, no_majority=split_vote), judge, num_options=num_options
+        )
+        for source in sources
+    ]
     return pairs_agreement(
         pd.concat(frames, ignore_index=True),
         num_options=num_options,
@@ -148,8 +160,37 @@ def pairs_agreement(
     columns = ["dataset", "side", "label", "n", "agreed", "rate", "rate_low", "rate_high"]
     by_label = pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
     return PairsAgreement(
-        judged=judged, agreement=agreement, by_label=by_label, num_options=num_options, judge=judge_name
+        judged=judged,
+        agreement=agreement,
+        by_label=by_label,
+        num_options=num_options,
+        judge=judge_name,
+        human=human_agreement(judged),
     )
+
+
+def human_agreement(judged: pd.DataFrame) -> pd.DataFrame | None:
+    """Human–human agreement of the annotators, next to the judge's agreement with each of them.
+
+    Per dataset (and ``all`` with several): see
+    :func:`~jurist.metrics.annotators.annotator_agreement`, with three options (ties as voted)
+    and two (tie votes and tie verdicts left out). Every annotated pair counts, also those whose
+    gold was excluded for a split vote. ``None`` when no pair carries annotators' labels.
+    """
+    if "annotations" not in judged.columns:
+        return None
+    annotated = judged[[isinstance(votes, list) for votes in judged["annotations"]]]
+    if annotated.empty:
+        return None
+    names = list(dict.fromkeys(annotated["dataset"].astype(str)))
+    groups = [(name, annotated[annotated["dataset"].astype(str) == name]) for name in names]
+    if len(names) > 1:
+        groups.append(("all", annotated))
+    rows = []
+    for name, group in groups:
+        verdicts = [v if isinstance(v, str) else None for v in group["verdict"]]
+        rows.append({"dataset": name, **annotator_agreement(list(group["annotations"]), verdicts)})
+    return pd.DataFrame(rows)
 
 
 def agreement_summary(result: PairsAgreement) -> dict[str, Any]:
@@ -159,4 +200,5 @@ def agreement_summary(result: PairsAgreement) -> dict[str, Any]:
         "num_options": result.num_options,
         "agreement": result.agreement.to_dict(orient="records"),
         "by_label": result.by_label.to_dict(orient="records"),
+        "human_agreement": result.human.to_dict(orient="records") if result.human is not None else None,
     }

@@ -34,6 +34,7 @@ from jurist.datasets.pairwise import (
     load_subeval_table,
     subeval_models,
 )
+from jurist.datasets.preference_shapes import NoMajority
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError, RunDirectoryError
 from jurist.judges.config import JudgeConfig, load_config
@@ -133,8 +134,15 @@ def read_pairwise(
     reference_model: str | None = None,
     models: Sequence[str] | None = None,
     fill_contents: Sequence[str] = (),
+    mapping: Sequence[str] | None = None,
+    split_vote: NoMajority = "tie",
 ) -> PairwiseData:
-    """Read a SubEval table (compared as the options say) or a pairs file (both orders)."""
+    """Read a SubEval table (compared as the options say) or a pairs file (both orders).
+
+    A pairs file may be in any shape of :mod:`jurist.datasets.preference_shapes`; ``mapping``
+    (``target=column`` entries) and ``split_vote`` are handed to
+    :func:`~jurist.datasets.pairwise.load_pairs`.
+    """
     if is_subeval(path):
         table = load_subeval_table(path, fill_contents=fill_contents, base_dir=path.parent)
         comparisons = build_comparisons(table, models=models, reference_model=reference_model)
@@ -153,7 +161,7 @@ def read_pairwise(
             data.items.append(Item(id=row.cmp_index, inputs=inputs))
             data.rows.append(str(row.index))
         return data
-    pairs = load_pairs(path)
+    pairs = load_pairs(path, mapping=mapping, no_majority=split_vote)
     data = PairwiseData(path, "pairs", pairs, ["pairs"])
     for row in pairs.itertuples(index=False):
         common = {
@@ -235,6 +243,8 @@ def judge_pairwise(
     reference_model: str | None = None,
     models: Sequence[str] | None = None,
     fill_contents: Sequence[str] = (),
+    mapping: Sequence[str] | None = None,
+    split_vote: NoMajority = "tie",
     retry_failed: bool = False,
     progress: bool = True,
     n_resamples: int = 1000,
@@ -252,6 +262,8 @@ def judge_pairwise(
         reference_model: SubEval tables: compare every model with this one (default: all pairs).
         models: SubEval tables: the models to compare (default: all).
         fill_contents: SubEval tables: columns whose cells name files to read the text from.
+        mapping: Pairs files: ``target=column`` entries (read a column as a shape's column).
+        split_vote: Pairs files with several annotators: gold when no label has a majority.
         retry_failed: Judge comparisons that failed before again.
         progress: Show a progress bar.
         n_resamples: Bootstrap resamples of the confidence intervals.
@@ -263,11 +275,20 @@ def judge_pairwise(
     judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
     path = resolve_input(input_path)
     judge = make_pairwise_judge(judge_config, num_options)
-    data = read_pairwise(path, reference_model=reference_model, models=models, fill_contents=fill_contents)
+    data = read_pairwise(
+        path,
+        reference_model=reference_model,
+        models=models,
+        fill_contents=fill_contents,
+        mapping=mapping,
+        split_vote=split_vote,
+    )
     reference = reference_model if data.kind == "subeval" else None
     data.selection = {"num_options": num_options}
     if data.kind == "subeval":
         data.selection.update(reference_model=reference_model, models=list(data.models))
+    else:
+        data.selection.update(map=list(mapping or []), split_vote=split_vote)
     run_dir = Path(out_dir)
     if subdirectory:
         run_dir = run_dir / pairwise_run_name(path, judge.name, data.models, reference, num_options)
@@ -342,6 +363,8 @@ def rescore_run(
     judge_column: str | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
+    mapping: Sequence[str] | None = None,
+    split_vote: NoMajority | None = None,
 ) -> PairwiseRun:
     """Score a run directory written by :func:`judge_pairwise` again, without calling a model.
 
@@ -366,7 +389,11 @@ def rescore_run(
         return PairwiseRun(
             run_dir=run_dir, records=scores.records, scores=scores, counts=item_counts(run_dir)
         )
-    pairs = load_pairs(resolve_input(data if data is not None else recorded["path"]))
+    pairs = load_pairs(
+        resolve_input(data if data is not None else recorded["path"]),
+        mapping=mapping if mapping is not None else recorded.get("map"),
+        no_majority=split_vote or recorded.get("split_vote") or "tie",
+    )
     judged = judged_pairs(pairs, judgement_texts(run_dir), options or 2)
     agreement = pairs_agreement(
         judged,

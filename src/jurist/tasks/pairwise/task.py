@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import dspy
 import pandas as pd
@@ -78,6 +78,18 @@ class PairwiseOptions(BaseModel):
         exclude=True,
         description="SubEval tables: a column whose cells name files to read (repeatable).",
     )
+    map: list[str] | None = Field(
+        None,
+        exclude=True,
+        description="Pairs files: read a column as a shape's column, target=column (repeatable), "
+        "e.g. response_a=answer_left or label=pref.",
+    )
+    split_vote: Literal["tie", "exclude"] = Field(
+        "tie",
+        exclude=True,
+        description="Pairs files with several annotators: gold when no label has a majority "
+        "(tie, or exclude the pair from the agreement).",
+    )
     judge_column: str | None = Field(
         None,
         exclude=True,
@@ -99,6 +111,16 @@ class PairwiseGoldOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     num_options: int = Field(2, ge=2, le=4, description="Options the baseline chooses from.")
+    map: list[str] | None = Field(
+        None,
+        description="Pairs files: read a column as a shape's column, target=column (repeatable), "
+        "e.g. response_a=answer_left or label=pref.",
+    )
+    split_vote: Literal["tie", "exclude"] = Field(
+        "tie",
+        description="Pairs files with several annotators: gold when no label has a majority "
+        "(tie, or exclude the pair from the agreement).",
+    )
     resamples: int = Field(1000, ge=0, description=_RESAMPLES)
     seed: int = Field(0, description=_SEED)
     out: Path | None = Field(
@@ -197,6 +219,8 @@ class PairwiseTask(Task):
             reference_model=options.reference_model,
             models=options.compare,
             fill_contents=options.fill_contents or (),
+            mapping=options.map,
+            split_vote=options.split_vote,
         )
 
     def items(self, dataset: PairwiseData, options: BaseModel) -> list[Item]:
@@ -241,6 +265,8 @@ class PairwiseTask(Task):
             reference_model=options.reference_model,
             models=options.compare,
             fill_contents=options.fill_contents or (),
+            mapping=options.map,
+            split_vote=options.split_vote,
             retry_failed=retry_failed,
             progress=progress,
             n_resamples=options.resamples,
@@ -281,6 +307,8 @@ class PairwiseTask(Task):
                 judge_column=options.judge_column,
                 n_resamples=options.resamples,
                 seed=options.seed,
+                mapping=options.map,
+                split_vote=options.split_vote,
             )
             scores = _run_scores(rescored)
             if write:
@@ -360,6 +388,8 @@ class PairwiseGoldTask(Task):
             num_options=options.num_options,
             n_resamples=options.resamples,
             seed=options.seed,
+            mapping=options.map,
+            split_vote=options.split_vote,
         )
         if options.out is not None:
             write_pairs_agreement(result, options.out)

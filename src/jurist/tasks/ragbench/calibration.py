@@ -2,7 +2,8 @@
 
 Classes ``supported`` / ``unsupported``; the judge's label is its adherence (every
 response sentence fully supported); its score for AUROC is ``1 − adherence_fraction``
-with ``unsupported`` as the positive class (RAGBench's hallucination AUROC).
+with ``unsupported`` as the positive class (RAGBench's hallucination AUROC). Rows without
+a gold ``adherence_score`` are not compared; the row's ``no_gold_label`` column counts them.
 """
 
 from __future__ import annotations
@@ -43,7 +44,13 @@ def calibration_row(
     """One leaderboard row: accuracy, kappa, AUROC (with intervals), per-class rates, usage."""
     dataset = dataset_name(gold_path)
     file = resolve_input(gold_path)
-    gold = {row.id: row.adherence_score for row in load_ragbench(file) if row.adherence_score is not None}
+    gold: dict[str, bool] = {}
+    unlabeled = 0
+    for gold_row in load_ragbench(file):
+        if gold_row.adherence_score is None:
+            unlabeled += 1
+        else:
+            gold[gold_row.id] = gold_row.adherence_score
     if not gold:
         raise InputError("no row carries a gold support label (adherence_score)", path=file)
     run_dir = judge_run_dir(out, spec) / dataset
@@ -73,6 +80,7 @@ def calibration_row(
         "judgments": len(gold),
         "failed": failed,
         "failed_rate": failed / len(gold),
+        "no_gold_label": unlabeled,
         "run_dir": str(run_dir),
     }
     row_out.update(label_agreement(gold_labels, predicted, labels, settings))

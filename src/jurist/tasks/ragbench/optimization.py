@@ -6,9 +6,10 @@ Score of one example, from the gold labels the row carries (RAGBench's
 - ``support_correct``: 1 if the judge's adherence (every response sentence fully
   supported, :func:`jurist.metrics.trace.adherence`) equals ``adherence_score``, else 0;
 - ``relevant_f1`` / ``utilized_f1``: F1 of the judge's keys against the gold keys
-  (:func:`jurist.metrics.key_overlap.key_overlap`). Gold keys that name no sentence of
-  the item (another sentence keying) are left out; when none is left, the component is
-  not computed.
+  (:func:`jurist.metrics.key_overlap.key_overlap`). Gold keys are read in their canonical
+  spelling (``"0b."`` is ``"0b"``, see :mod:`jurist.datasets.ragbench`). Gold keys that
+  name no sentence of the item (another sentence keying) are left out; when none is left,
+  the component is not computed (``details["<kind>_gold_keys_unknown"]``).
 
 ``score = w · support_correct + (1 − w) · mean(key F1s)`` with ``w = support_weight``
 (default 0.5); when only one kind of gold label is present, the score is that part alone.

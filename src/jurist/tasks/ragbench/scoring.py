@@ -3,7 +3,9 @@
 An item's output is the judge's sentence labels plus the TRACe scores computed from them
 (token-weighted as the paper defines them, and by sentence count). A run's summary is the
 mean of each score over the items that were judged, and, given gold labels, agreement:
-hallucination AUROC, adherence accuracy and RMSE of the TRACe scores.
+hallucination AUROC, adherence accuracy and RMSE of the TRACe scores. Every row left out of a
+figure is counted with its reason (``excluded``), and the gold sentence keys that were read
+under another spelling are counted (``gold_sentence_keys``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from jurist.datasets.ragbench import RagbenchRow, load_ragbench
+from jurist.datasets.ragbench import RagbenchDataset, RagbenchRow, load_ragbench
 from jurist.datasets.samples import resolve_input
 from jurist.metrics.agreement import auroc, rmse
 from jurist.metrics.trace import Weighting, trace_scores_for_sentences
@@ -114,12 +116,50 @@ def item_row(result: ItemResult) -> dict[str, Any]:
     return row
 
 
+# Why a row is left out of a figure. Each row left out of a figure is counted under the first
+# reason that applies, in this order.
+NOT_JUDGED = "gold row not in the run"
+NO_GOLD_ROW = "item has no gold row"
+FAILED = "judge failed on the item"
+NO_GOLD_LABEL = "gold label missing (adherence_score)"
+UNDEFINED = "judge's value undefined (zero denominator)"
+
+GOLD_SCORES = (
+    ("context_relevance", "gold_relevance", "relevance_score"),
+    ("context_utilization", "gold_utilization", "utilization_score"),
+    ("completeness", "gold_completeness", "completeness_score"),
+)
+"""TRACe score, its gold column in :func:`gold_table`, and RAGBench's gold field."""
+
+
 def _mean(series: pd.Series) -> dict[str, Any]:
     values = pd.to_numeric(series, errors="coerce").dropna()
     return {"mean": float(values.mean()) if len(values) else None, "n": int(len(values))}
 
 
-def gold_table(gold_path: str | Path) -> pd.DataFrame:
+def _missing(frame: pd.DataFrame, column: str) -> pd.Series:
+    """True where ``column`` has no value (also when the column is absent)."""
+    if column not in frame:
+        return pd.Series(True, index=frame.index)
+    return frame[column].isna()
+
+
+def _reasons(frame: pd.DataFrame, checks: list[tuple[str, pd.Series]]) -> tuple[pd.Series, dict[str, int]]:
+    """Rows kept, and per reason the number of rows left out: each row is counted under the
+    first check that is true for it."""
+    left_out = pd.Series(False, index=frame.index)
+    counts: dict[str, int] = {}
+    for reason, condition in checks:
+        hit = condition.fillna(False).astype(bool) & ~left_out
+        if hit.any():
+            counts[reason] = int(hit.sum())
+        left_out |= hit
+    return ~left_out, counts
+
+
+def gold_data(gold_path: str | Path) -> tuple[pd.DataFrame, RagbenchDataset]:
+    """The gold labels of a RAGBench file as a table (one row per id), and the file itself."""
+    dataset = load_ragbench(resolve_input(gold_path))
     rows = [
         {
             "id": row.id,
@@ -128,46 +168,117 @@ def gold_table(gold_path: str | Path) -> pd.DataFrame:
             "gold_utilization": row.utilization_score,
             "gold_completeness": row.completeness_score,
         }
-        for row in load_ragbench(resolve_input(gold_path))
+        for row in dataset
     ]
-    return pd.DataFrame(
-        rows, columns=["id", "gold_supported", "gold_relevance", "gold_utilization", "gold_completeness"]
-    )
+    columns = ["id", "gold_supported", "gold_relevance", "gold_utilization", "gold_completeness"]
+    return pd.DataFrame(rows, columns=columns), dataset
 
 
-def _none_if_nan(value: float | None) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+def gold_table(gold_path: str | Path) -> pd.DataFrame:
+    """The gold labels of a RAGBench file as a table (one row per id)."""
+    return gold_data(gold_path)[0]
+
+
+def _numbers(series: pd.Series) -> list[float | None]:
+    values = pd.to_numeric(series, errors="coerce")
+    return [None if math.isnan(value) else float(value) for value in values]
 
 
 def agreement(items: pd.DataFrame, gold: pd.DataFrame) -> dict[str, Any]:
-    ok = items[items["status"] == "ok"]
-    joined = ok.merge(gold, on="id", how="inner")
-    result: dict[str, Any] = {"gold_items": int(len(gold)), "matched": int(len(joined))}
-    labeled = joined.dropna(subset=["gold_supported", "adherence_fraction"])
+    """Agreement of a run's items with gold labels, and the rows each figure leaves out.
+
+    Rows are the union of the gold rows and the run's items (joined on ``id``). Figures:
+
+    - ``hallucination_auroc``: AUROC of ``1 − adherence_fraction`` against gold
+      ``hallucinated = not adherence_score`` (:func:`jurist.metrics.agreement.auroc`);
+      ``adherence_accuracy`` = share of rows where the judge's adherence equals the gold label;
+      both over ``labeled_items`` rows.
+    - ``rmse_<score>``: ``sqrt(mean((judge − gold)²))`` of each TRACe score against RAGBench's
+      ``relevance_score`` / ``utilization_score`` / ``completeness_score``, over
+      ``rmse_<score>_items`` rows.
+
+    A row is left out of a figure for the first reason that applies: the gold row was not
+    judged (not in the run), the item has no gold row, the judge failed on the item, the gold
+    label or score is missing, or the judge's value is undefined (a zero denominator, e.g.
+    completeness with nothing relevant). RAGBench's own evaluation drops rows with a missing
+    gold label (AUROC) or an undefined prediction (RMSE) the same way, without counting them;
+    here ``excluded[figure]`` counts the rows per reason.
+    """
+    table = items.reindex(columns=[*items.columns, *(c for c in _ITEM_COLUMNS if c not in items)])
+    joined = table.merge(gold, on="id", how="outer", indicator=True)
+    ok = joined["status"] == "ok"
+    common = [
+        (NOT_JUDGED, joined["_merge"] == "right_only"),
+        (NO_GOLD_ROW, joined["_merge"] == "left_only"),
+        (FAILED, ~ok),
+    ]
+    result: dict[str, Any] = {
+        "gold_items": int(len(gold)),
+        "matched": int((ok & (joined["_merge"] == "both")).sum()),
+    }
+    excluded: dict[str, dict[str, int]] = {}
+    kept, excluded["hallucination_auroc"] = _reasons(
+        joined,
+        [
+            *common,
+            (NO_GOLD_LABEL, _missing(joined, "gold_supported")),
+            (UNDEFINED, _missing(joined, "adherence_fraction")),
+        ],
+    )
+    labeled = joined[kept]
+    result["labeled_items"] = int(len(labeled))
     if len(labeled):
         hallucinated = [not bool(value) for value in labeled["gold_supported"]]
         score = [1.0 - float(value) for value in labeled["adherence_fraction"]]
         result["hallucination_auroc"] = auroc(hallucinated, score)
         predicted = labeled["adherence"].astype(bool)
         result["adherence_accuracy"] = float((predicted == labeled["gold_supported"].astype(bool)).mean())
-        result["labeled_items"] = int(len(labeled))
         result["gold_hallucinated"] = int(sum(hallucinated))
-    for metric, gold_column in (
-        ("context_relevance", "gold_relevance"),
-        ("context_utilization", "gold_utilization"),
-        ("completeness", "gold_completeness"),
-    ):
-        if joined[gold_column].notna().any():
-            pred = [_none_if_nan(v) for v in joined[metric]]
-            truth = [_none_if_nan(v) for v in joined[gold_column]]
-            result[f"rmse_{metric}"] = rmse(pred, truth)
+    excluded["adherence_accuracy"] = dict(excluded["hallucination_auroc"])
+    for metric, gold_column, field in GOLD_SCORES:
+        name = f"rmse_{metric}"
+        kept, excluded[name] = _reasons(
+            joined,
+            [
+                *common,
+                (f"gold score missing ({field})", _missing(joined, gold_column)),
+                (UNDEFINED, _missing(joined, metric)),
+            ],
+        )
+        rows = joined[kept]
+        result[f"{name}_items"] = int(len(rows))
+        if len(rows):
+            result[name] = rmse(_numbers(rows[metric]), _numbers(rows[gold_column]))
+    result["excluded"] = {name: counts for name, counts in excluded.items() if counts}
     return result
 
 
+_ITEM_COLUMNS = ("status", "adherence", "adherence_fraction", *(name for name, _, _ in GOLD_SCORES))
+
+
+def key_fixes_summary(dataset: RagbenchDataset) -> dict[str, Any]:
+    """How many gold sentence keys of ``dataset`` were read under another spelling."""
+    return {
+        "keys": dataset.gold_keys,
+        "normalised": len(dataset.key_fixes),
+        "rows": len({fix.id for fix in dataset.key_fixes}),
+        "fixes": [fix.as_dict() for fix in dataset.key_fixes],
+    }
+
+
 def summarize(items: pd.DataFrame, gold: str | Path | None) -> dict[str, Any]:
-    """TRACe means over the judged items, key counts, latency, and agreement with ``gold``."""
+    """TRACe means over the judged items, key counts, latency, and agreement with ``gold``.
+
+    ``excluded`` counts, for every TRACe mean and every agreement figure, the rows left out
+    of it and why (see :func:`agreement`); a TRACe mean leaves out failed items and items
+    whose value is undefined (a zero denominator). With ``gold``, ``gold_sentence_keys``
+    says how many of its sentence keys were normalised on reading
+    (:func:`jurist.sentences.normalise_key`).
+    """
     ok = items[items["status"] == "ok"]
+    failed = items["status"] != "ok"
     summary: dict[str, Any] = {"trace": {}, "trace_by_sentences": {}}
+    excluded: dict[str, dict[str, int]] = {}
     if len(ok):
         for name in TRACE_METRICS:
             summary["trace"][name] = _mean(ok[name])
@@ -182,6 +293,13 @@ def summarize(items: pd.DataFrame, gold: str | Path | None) -> dict[str, Any]:
             "p50": float(latency.quantile(0.5)),
             "p95": float(latency.quantile(0.95)),
         }
+    for name in (*TRACE_METRICS, "adherence"):
+        _, counts = _reasons(items, [(FAILED, failed), (UNDEFINED, _missing(items, name))])
+        if counts:
+            excluded[name] = counts
+    summary["excluded"] = excluded
     if gold is not None:
-        summary["agreement"] = agreement(items, gold_table(gold)) if len(ok) else {}
+        gold_frame, dataset = gold_data(gold)
+        summary["gold_sentence_keys"] = key_fixes_summary(dataset)
+        summary["agreement"] = agreement(items, gold_frame)
     return summary

@@ -99,6 +99,16 @@ class RagbenchTask(Task):
         auroc = (summary.get("agreement") or {}).get("hallucination_auroc")
         if auroc is not None:
             lines.append(f"  hallucination AUROC vs gold: {auroc:.3f}")
+        keys = summary.get("gold_sentence_keys") or {}
+        if keys.get("normalised"):
+            lines.append(
+                f"  gold sentence keys normalised: {keys['normalised']} of {keys['keys']} "
+                f"(e.g. {keys['fixes'][0]['key']!r} read as {keys['fixes'][0]['normalised']!r})"
+            )
+        excluded = {**summary.get("excluded", {}), **(summary.get("agreement") or {}).get("excluded", {})}
+        for name, reasons in excluded.items():
+            text = "; ".join(f"{reason}: {count}" for reason, count in reasons.items())
+            lines.append(f"  left out of {name}: {sum(reasons.values())} ({text})")
         return [*lines, f"report: {run.run_dir / 'report.md'}"]
 
     def report(self, scores: Scores) -> str:

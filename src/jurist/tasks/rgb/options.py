@@ -9,10 +9,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jurist.datasets.rgb import LANGUAGES, RGB_SEED, Language
+from jurist.datasets.rgb import LANGUAGES, RGB_SEED, Duplicates, Language
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.metrics.rgb import AnswerCheck
 from jurist.tasks.rgb.judges import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName
+from jurist.tasks.rgb.predictions import Judgment
 from jurist.tasks.rgb.suite import RGBSuiteRun, run_rgb_suite
 
 __all__ = ["RGBOptions", "run_suite"]
@@ -76,7 +77,18 @@ class RGBOptions(BaseModel):
     )
     language: Language | None = Field(
         None,
-        description="Scoring prediction files: en or zh for --recheck (default: zh if the name has 'zh').",
+        description="Scoring prediction files: en or zh for --recheck (default: the lines' 'language' "
+        "field, else the script of the questions; never the file name).",
+    )
+    duplicates: Duplicates = Field(
+        "error",
+        description="Scoring prediction files: an id used twice is an error (error), or counted once, "
+        "the first line, with a warning (first).",
+    )
+    judgment: Judgment | None = Field(
+        None,
+        description="Scoring files judged by RGB's ChatGPT scripts ('evaluation' on each line): "
+        "rejection (reject_evalue.py) or error-detection (fact_evalue.py); default: from ChatGPT's wording.",
     )
 
     def judge_lm(self) -> JudgeConfig | None:

@@ -224,6 +224,7 @@ def _scores_of(
                 correct_rate=fact.correct_rate,
                 fact_tt=fact.fact_tt,
                 correct_tt=fact.correct_tt,
+                detected_rejections=fact.detected_rejections,
             )
         if name == "original":
             scores.update(figures)
@@ -243,7 +244,11 @@ def _scores_of(
         }
         if setting.judge == "error_detection":
             star = judged_fact_check([record["label"] for record in judged], flags)
-            judge_scores.update(correct_tt=star.correct_tt, correct_rate=star.correct_rate)
+            judge_scores.update(
+                correct_tt=star.correct_tt,
+                correct_rate=star.correct_rate,
+                detected_rejections=star.detected_rejections,
+            )
         scores["judge"] = judge_scores
     return scores
 

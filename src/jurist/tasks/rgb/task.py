@@ -36,7 +36,9 @@ from jurist.tasks.rgb.suite import RGBSuiteRun
 __all__ = ["RGBErrorDetectionTask", "RGBJudgmentTask", "RGBRejectionTask", "RGBTask", "suite_scores"]
 
 _RUN_COLUMNS = ("items", "ok", "failed", "all_rate", "tt", "nums", "rejection_share")
-_FACT_COLUMNS = ("fact_check_rate", "correct_rate", "fact_tt", "correct_tt")
+_FACT_COLUMNS = ("fact_check_rate", "correct_rate", "fact_tt", "correct_tt", "detected_rejections")
+_SCORE_FILES = ("_result.json", "_chatgptresult.json")
+"""The score files RGB's scripts write next to their prediction files (not predictions)."""
 
 
 def _log_to_stderr(line: str) -> None:
@@ -101,7 +103,7 @@ class RGBTask(Task):
         "rej_star": "share of answers the Rej* judge judges to reject",
         "fact_check_rate": "ED: share of answers that report factual errors",
         "ed_star": "share of answers the ED* judge judges to report errors",
-        "correct_rate": "CR: share of detections that also give the correct answer",
+        "correct_rate": "CR: share of detections that also give the correct answer (a rejection never does)",
     }
     Options: ClassVar[type[BaseModel]] = RGBOptions
 
@@ -145,15 +147,31 @@ class RGBTask(Task):
     ) -> Scores:
         """Score RGB prediction files as RGB's evaluation does (no model is called).
 
-        A directory stands for the prediction files under it (e.g. the ``--out`` of a suite).
+        A directory stands for the prediction files under it (e.g. the ``--out`` of a suite, or
+        RGB's ``result-en``), without the score files RGB writes next to them
+        (``..._result.json``, ``..._chatgptresult.json``).
         ``summary`` is the list of per-file scores (what ``jurist score rgb --json`` prints).
         """
         chosen = _rgb_options(options)
         paths: list[Path] = []
         for path in run if isinstance(run, list) else [Path(run)]:
-            found = sorted(Path(path).rglob("prediction_*.json")) if Path(path).is_dir() else []
+            found = (
+                sorted(
+                    file
+                    for file in Path(path).rglob("prediction_*.json")
+                    if not file.name.endswith(_SCORE_FILES)
+                )
+                if Path(path).is_dir()
+                else []
+            )
             paths.extend(found or [Path(path)])
-        results = score_rgb_predictions(paths, recheck=chosen.recheck, language=chosen.language)
+        results = score_rgb_predictions(
+            paths,
+            recheck=chosen.recheck,
+            language=chosen.language,
+            duplicates=chosen.duplicates,
+            judgment=chosen.judgment,
+        )
         scores = Scores(items=pd.DataFrame(results), summary=results)
         scores.report = self.report(scores)
         return scores
