@@ -16,7 +16,7 @@ from jurist.judges.adapters import ESCAPE, unescape_markers
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge
 from jurist.tasks import get_task
-from jurist.tasks._probe import load_cases, probe_injection, probe_judge
+from jurist.tasks.probes import load_cases, probe_injection, probe_judge
 from jurist.testing import OpenAICompatibleServer, last_user_message
 from support import loopback_config, run_cli
 

@@ -44,7 +44,7 @@ def injection_command(
 
     DATA defaults to the task's bundled sample, if it has one. Exit status: 0 if nothing moved, 1 if any did.
     """
-    from jurist.tasks._probe import load_cases, probe_injection
+    from jurist.tasks.probes import load_cases, probe_injection
 
     task, positional, values = task_and_arguments(arguments, ("DATA",), "probe injection")
     report = probe_injection(

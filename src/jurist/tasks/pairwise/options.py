@@ -1,0 +1,95 @@
+"""The options of the pairwise tasks, named after the flags of the former pairwise commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["PairwiseGoldOptions", "PairwiseOptions"]
+
+_NUM_OPTIONS = "2, 3 or 4 options (SubEval's wording)"
+_RESAMPLES = "Bootstrap resamples for the 95% intervals."
+_SEED = "Seed of the bootstrap."
+
+
+class PairwiseOptions(BaseModel):
+    """Options of ``pairwise``, named after the flags of the former ``jurist judge/score pairwise``.
+
+    Only ``num_options`` is a setting of calibration; the others are excluded from
+    ``model_dump()`` so they never stand in for calibration's own settings (e.g. its seed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    num_options: int | None = Field(
+        None,
+        ge=2,
+        le=4,
+        description=f"{_NUM_OPTIONS}; default 2, except when scoring a record file: from its name, else 4.",
+    )
+    reference_model: str | None = Field(
+        None,
+        exclude=True,
+        description="SubEval tables: compare every model with this one (default: all pairs); "
+        "when scoring: the reference model (default: inferred from the records).",
+    )
+    compare: list[str] | None = Field(
+        None, exclude=True, description="SubEval tables: a model to compare (repeatable; default: all)."
+    )
+    fill_contents: list[str] | None = Field(
+        None,
+        exclude=True,
+        description="SubEval tables: a column whose cells name files to read (repeatable).",
+    )
+    map: list[str] | None = Field(
+        None,
+        exclude=True,
+        description="Pairs files: read a column as a shape's column, target=column (repeatable), "
+        "e.g. response_a=answer_left or label=pref.",
+    )
+    split_vote: Literal["tie", "exclude"] = Field(
+        "tie",
+        exclude=True,
+        description="Pairs files with several annotators: gold when no label has a majority "
+        "(tie, or exclude the pair from the agreement).",
+    )
+    judge_column: str | None = Field(
+        None,
+        exclude=True,
+        description="Scoring: the column with the judge's answers (default: the one non-SubEval column).",
+    )
+    resamples: int = Field(1000, ge=0, exclude=True, description=_RESAMPLES)
+    seed: int = Field(0, exclude=True, description=_SEED)
+    out: Path | None = Field(
+        None,
+        exclude=True,
+        description="Scoring: write the log, tables and summary into this directory.",
+        json_schema_extra={"aliases": ["-o"]},
+    )
+
+
+class PairwiseGoldOptions(BaseModel):
+    """Options of ``pairwise-gold`` (the flags of the former ``jurist score pairwise-gold``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    num_options: int = Field(2, ge=2, le=4, description="Options the baseline chooses from.")
+    map: list[str] | None = Field(
+        None,
+        description="Pairs files: read a column as a shape's column, target=column (repeatable), "
+        "e.g. response_a=answer_left or label=pref.",
+    )
+    split_vote: Literal["tie", "exclude"] = Field(
+        "tie",
+        description="Pairs files with several annotators: gold when no label has a majority "
+        "(tie, or exclude the pair from the agreement).",
+    )
+    resamples: int = Field(1000, ge=0, description=_RESAMPLES)
+    seed: int = Field(0, description=_SEED)
+    out: Path | None = Field(
+        None,
+        description="Write the agreement tables into this directory.",
+        json_schema_extra={"aliases": ["-o"]},
+    )
