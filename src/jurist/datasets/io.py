@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -261,3 +262,21 @@ def decode_list(value: Any, *, path: Path, line: int, field: str) -> list[Any]:
             if isinstance(decoded, list):
                 return decoded
     raise InputError(f"expected a list, got {type(value).__name__}", path=path, line=line, field=field)
+
+
+def is_missing(value: Any) -> bool:
+    """A cell with no value: ``None``, NaN (pandas' empty cell) or blank text."""
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def cell_text(value: Any) -> str:
+    """A cell as text: missing → ``""``, a whole float (from XLSX) → its integer."""
+    if is_missing(value):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
-from jurist.datasets.io import check_file, iter_records, read_text
+from jurist.datasets.io import cell_text, check_file, is_missing, iter_records, read_text
 from jurist.datasets.preference_shapes import (
     DetectedShape,
     NoMajority,
@@ -115,23 +114,6 @@ def _delimited_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(f"not valid CSV/TSV ({exc})", path=path, line=start) from None
     if header is None:
         raise InputError("the file holds no rows", path=path)
-
-
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
-
-
-def _text(value: Any) -> str:
-    """A cell as text: missing → ``""``, a whole float (from XLSX) → its integer."""
-    if _missing(value):
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _where(path: str | None) -> str:
@@ -219,15 +201,15 @@ def _subeval_row(
     row: dict[str, Any], number: int, path: str | None, base_dir: Path, fill_contents: Sequence[str]
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "question": _text(row.get("question", row.get("questions"))),
-        "index": _text(row.get("index")),
-        "evaluating_guidance": _text(row.get("evaluating_guidance")),
-        "task": _text(row.get("task")),
-        "reference_answer": _text(row.get("reference_answer")),
+        "question": cell_text(row.get("question", row.get("questions"))),
+        "index": cell_text(row.get("index")),
+        "evaluating_guidance": cell_text(row.get("evaluating_guidance")),
+        "task": cell_text(row.get("task")),
+        "reference_answer": cell_text(row.get("reference_answer")),
     }
     for key, value in row.items():
         if key.startswith(ANSWER_PREFIX):
-            record[key] = None if _missing(value) else _text(value)
+            record[key] = None if is_missing(value) else cell_text(value)
     for column in fill_contents:
         name = "question" if column == "questions" else column
         if record.get(name):
@@ -338,7 +320,7 @@ def build_comparisons(
 
 def _both_orders(values: dict[str, Any], first: str, second: str) -> list[dict[str, Any]]:
     answer_1, answer_2 = values[f"{ANSWER_PREFIX}{first}"], values[f"{ANSWER_PREFIX}{second}"]
-    if _missing(answer_1) or _missing(answer_2):
+    if is_missing(answer_1) or is_missing(answer_2):
         return []
     answer_1, answer_2 = str(answer_1).strip(), str(answer_2).strip()
     same = answer_1 == answer_2
@@ -527,7 +509,7 @@ def read_record_table(source: Source, *, judge_column: str | None = None) -> Rec
             names, judge = _record_columns(list(row), known, ignored, judge_column, path)
         record: dict[str, Any] = {names[k]: row[k] for k in names}
         for column in ("cmp_index", "A", "B"):
-            record[column] = _text(record.get(column))
+            record[column] = cell_text(record.get(column))
         suffix = f";{record['A']};{record['B']}"
         if not record["A"] or not record["B"] or not record["cmp_index"].endswith(suffix):
             raise InputError(
@@ -550,10 +532,10 @@ def read_record_table(source: Source, *, judge_column: str | None = None) -> Rec
         seen.setdefault(key, []).append(number)
         for column in ("question", "answer1", "answer2", "reference_answer", "evaluating_guidance", "task"):
             if column in record:
-                record[column] = _text(record[column])
+                record[column] = cell_text(record[column])
         assert judge is not None
         raw = row[judge]
-        record["judgement"] = "" if _missing(raw) else str(raw)
+        record["judgement"] = "" if is_missing(raw) else str(raw)
         record["line"] = number
         out.append(record)
     if names is None or judge is None:

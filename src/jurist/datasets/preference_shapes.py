@@ -35,12 +35,12 @@ before the shape is recognised, e.g. ``response_a=answer_left``.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from jurist.datasets.io import cell_text, is_missing
 from jurist.errors import ConfigError, InputError
 from jurist.metrics.annotators import majority_label
 
@@ -77,27 +77,11 @@ _GENERIC = {
 }
 
 
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
-
-
-def _text(value: Any) -> str:
-    if _missing(value):
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 def generic_label(value: Any) -> Label:
     """1/2, A/B, response_1/2, output_1/2, model_a/b, tie, "tie (bothbad)", both; missing → None."""
-    if _missing(value):
+    if is_missing(value):
         return None
-    key = _text(value).strip().lower()
+    key = cell_text(value).strip().lower()
     if key not in _GENERIC:
         raise ValueError(f"unknown preference label {value!r}; use 1, 2 or tie")
     return _GENERIC[key]
@@ -105,7 +89,7 @@ def generic_label(value: Any) -> Label:
 
 def _number(value: Any) -> float:
     try:
-        return float(_text(value).strip())
+        return float(cell_text(value).strip())
     except ValueError:
         raise ValueError(f"expected a number, got {value!r}") from None
 
@@ -115,7 +99,7 @@ def alpacaeval_label(value: Any) -> Label:
 
     A weighted preference strictly between 1 and 2 goes to the nearer output (1.5: tie).
     """
-    if _missing(value):
+    if is_missing(value):
         return None
     number = _number(value)
     if number in (-1.0, 0.0):
@@ -127,9 +111,9 @@ def alpacaeval_label(value: Any) -> Label:
 
 def zero_tie_label(value: Any) -> Label:
     """Alpaca-style pairs (PandaLM): 0 = tie, 1 = response1, 2 = response2; empty = none."""
-    if _missing(value):
+    if is_missing(value):
         return None
-    key = _text(value).strip().lower()
+    key = cell_text(value).strip().lower()
     if key in ("0", "0.0", "tie"):
         return "tie"
     if key in ("1", "1.0", "2", "2.0"):
@@ -360,9 +344,9 @@ def render_turns(value: Any, *, role: str, turns: int | None = None) -> str:
     for message in value:
         if isinstance(message, dict):
             if str(message.get("role", "")).lower() == role:
-                texts.append(_text(message.get("content")))
+                texts.append(cell_text(message.get("content")))
         elif message is None or isinstance(message, str):
-            texts.append(_text(message))
+            texts.append(cell_text(message))
         else:
             raise ValueError(f"a message must be text or {{role, content}}, got {type(message).__name__}")
     if turns is not None:
@@ -387,7 +371,7 @@ def _annotations(
                 raise fail("expected a JSON list of labels", column) from None
         if value is not None and hasattr(value, "tolist"):
             value = value.tolist()
-        if _missing(value):
+        if is_missing(value):
             return []
         if not isinstance(value, list):
             raise fail(f"expected a list of labels, got {type(value).__name__}", column)
@@ -437,10 +421,10 @@ def shape_row(
         if isinstance(value, dict | list):
             kind = "a JSON object" if isinstance(value, dict) else "a list"
             raise fail(f"expected text, got {kind}", columns.get(field))
-        return _text(value)
+        return cell_text(value)
 
     turns: int | None = None
-    if columns.get("turn") is not None and not _missing(get("turn")):
+    if columns.get("turn") is not None and not is_missing(get("turn")):
         try:
             turns = int(_number(get("turn")))
         except ValueError as exc:
@@ -500,7 +484,7 @@ def _one_hot(row: Mapping[str, Any], fail: Callable[[str, str], InputError]) -> 
     flags = {}
     for label, name in (("1", "winner_model_a"), ("2", "winner_model_b"), ("tie", "winner_tie")):
         value = row.get(lowered[name])
-        if _missing(value):
+        if is_missing(value):
             flags[label] = 0
             continue
         try:

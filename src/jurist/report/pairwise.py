@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text
+from jurist.datasets.pairwise import COMPARISON_COLUMNS
 from jurist.metrics.pairwise import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
 from jurist.report.markdown import fmt, table
 
@@ -54,17 +55,7 @@ __all__ = [
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
-_SUBEVAL_COLUMNS = [
-    "cmp_index",
-    "question",
-    "answer1",
-    "answer2",
-    "A",
-    "B",
-    "reference_answer",
-    "evaluating_guidance",
-    "task",
-]
+_SUBEVAL_COLUMNS = COMPARISON_COLUMNS
 _RATE_FILES = {"win_both_good_rate": "win+bothgood", "win_half_tie_rate": "win+halfdraw"}
 
 
