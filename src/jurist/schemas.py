@@ -32,6 +32,41 @@ class Usage(BaseModel):
         )
 
 
+class Message(BaseModel):
+    """One chat message sent to the judge model."""
+
+    role: str
+    content: str
+
+
+class LMCall(BaseModel):
+    """One LM call made while judging an item: what was sent, what came back, what it cost.
+
+    Attributes:
+        attempt: The judge's parse attempt the call belongs to (1 for the first; a reply that
+            did not parse is asked again as attempt 2, ...).
+        messages: The rendered messages sent (system, user, and assistant turns of few-shot
+            demos), in order.
+        replies: The raw text of each answer this call returned (none for a failed call).
+        cache_hit: Whether the answer came from the response cache (no provider request).
+        prompt_tokens: Prompt tokens the provider reported (0 for a cache hit).
+        completion_tokens: Completion tokens the provider reported (0 for a cache hit).
+        cost: The call's cost in USD, where the provider's price is known.
+        latency_s: Seconds from the call to its answer (or its failure), where measured.
+        error: For a call that raised (a 429, a 500, a timeout, ...): what it raised.
+    """
+
+    attempt: int = 1
+    messages: list[Message] = Field(default_factory=list)
+    replies: list[str] = Field(default_factory=list)
+    cache_hit: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    latency_s: float | None = None
+    error: str | None = None
+
+
 ItemStatus = Literal["ok", "failed"]
 
 
@@ -51,6 +86,10 @@ class ItemResult(BaseModel):
     attempts: int = 1
     latency_s: float = 0.0
     usage: Usage = Field(default_factory=Usage)
+    calls: list[LMCall] | None = Field(default=None, exclude=True)
+    """Every LM call of the item with its messages (``[]`` for a judge that calls no model,
+    ``None`` when not known). Kept in the run store only, never in ``results.jsonl``: read
+    it back with :meth:`jurist.runner.ResultStore.item_detail`."""
 
     def table_row(self) -> dict[str, Any]:
         """The item's status, error and usage as flat columns, for per-item tables."""
@@ -67,3 +106,65 @@ class ItemResult(BaseModel):
             "completion_tokens": self.usage.completion_tokens,
             "cost": self.usage.cost,
         }
+
+
+RATIONALE_FIELDS = ("rationale", "reasoning", "reason", "explanation")
+"""Output fields that hold a judge's rationale (also any field ending in ``_explanation``,
+``_reasoning`` or ``_rationale``)."""
+
+
+def rationale_of(output: dict[str, Any] | None) -> str | None:
+    """The rationale in a judge's output: the text of its rationale field(s), or ``None``.
+
+    One field gives its text; several give one ``name: text`` line each, in output order.
+    """
+    if not output:
+        return None
+    found = [
+        (name, value)
+        for name, value in output.items()
+        if isinstance(value, str)
+        and value.strip()
+        and (name in RATIONALE_FIELDS or name.endswith(("_explanation", "_reasoning", "_rationale")))
+    ]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0][1]
+    return "\n".join(f"{name}: {value}" for name, value in found)
+
+
+class ItemDetail(BaseModel):
+    """One recorded item in full: everything the run store holds about its judgment.
+
+    Attributes:
+        id: The item's id.
+        status: ``"ok"`` or ``"failed"``.
+        output: The parsed, validated verdict (``None`` for a failed item).
+        rationale: The rationale field(s) of the output, where it has any.
+        error: Why a failed item failed.
+        error_type: The kind of failure (``unparseable_output``, an exception's name).
+        raw: Every raw answer of the item, in the order they came.
+        attempts: Parse attempts made.
+        latency_s: Seconds the item took.
+        usage: The item's LM usage (calls, cache hits, tokens, cost).
+        judge_fingerprint: The fingerprint of the judge that made the row.
+        program: The compiled program that judged (``{"path": ..., "sha256": ...}``), or
+            ``None`` when none was used.
+        calls: Every LM call with its messages and replies; ``[]`` for a judge that calls no
+            model (a baseline); ``None`` for a row written before jurist recorded prompts.
+    """
+
+    id: str
+    status: ItemStatus
+    output: dict[str, Any] | None = None
+    rationale: str | None = None
+    error: str | None = None
+    error_type: str | None = None
+    raw: list[str] = Field(default_factory=list)
+    attempts: int = 1
+    latency_s: float = 0.0
+    usage: Usage = Field(default_factory=Usage)
+    judge_fingerprint: str | None = None
+    program: dict[str, str] | None = None
+    calls: list[LMCall] | None = None

@@ -66,7 +66,7 @@ def _root(
 def _register_commands() -> None:
     # Imported for their side effect of adding commands to the app above: the verbs over
     # any task first, then the commands of one task's own (``gate``, ``rgb run``).
-    from jurist.cli import calibrate, gates, optimize, probe, rgb, verbs  # noqa: F401
+    from jurist.cli import calibrate, gates, optimize, probe, rgb, show, verbs  # noqa: F401
 
 
 _OS_REASONS = {

@@ -24,6 +24,7 @@ import hashlib
 import inspect
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 import dspy
@@ -35,7 +36,7 @@ from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import UsageMeter, build_lm, fatal_provider_error, metering, with_rollout
 from jurist.judges.retry import provider_problem, provider_retrying
 from jurist.redaction import redact
-from jurist.schemas import Usage
+from jurist.schemas import LMCall, Usage
 
 
 class JudgeFailure(Exception):
@@ -45,12 +46,23 @@ class JudgeFailure(Exception):
     may echo the API key into an error body or an answer.
     """
 
-    def __init__(self, message: str, *, error_type: str, raw: list[str], usage: Usage, attempts: int) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        error_type: str,
+        raw: list[str],
+        usage: Usage,
+        attempts: int,
+        calls: list[LMCall] | None = None,
+    ) -> None:
         super().__init__(redact(message))
         self.error_type = error_type
         self.raw = [redact(text) for text in raw]
         self.usage = usage
         self.attempts = attempts
+        self.calls: list[LMCall] = list(calls or [])
+        """Every LM call of the failed judgment, with its messages (redacted when stored)."""
 
 
 class OutputError(ValueError):
@@ -58,12 +70,13 @@ class OutputError(ValueError):
 
 
 class Judgment(BaseModel):
-    """A successful judgment: the output plus what it cost."""
+    """A successful judgment: the output plus what it cost, and every LM call it made."""
 
     output: dict[str, Any]
     raw: list[str] = []
     usage: Usage = Usage()
     attempts: int = 1
+    calls: list[LMCall] = []
 
 
 class Judge(Protocol):
@@ -168,7 +181,13 @@ class LLMJudge:
                         last = exc
                     else:
                         await asyncio.to_thread(meter.commit_cache)
-                        return Judgment(output=output, raw=meter.raw, usage=meter.usage(), attempts=attempts)
+                        return Judgment(
+                            output=output,
+                            raw=meter.raw,
+                            usage=meter.usage(),
+                            attempts=attempts,
+                            calls=meter.call_details,
+                        )
                 meter.drop_held()
                 if meter.served and not asked_again:
                     # A cached answer that does not parse is no answer: evict it and ask the provider.
@@ -194,7 +213,14 @@ class LLMJudge:
             if not parse
             else f"answer could not be parsed: {_parse_error_text(exc)}"
         )
-        return JudgeFailure(message, error_type=kind, raw=raw, usage=meter.usage(), attempts=attempts)
+        return JudgeFailure(
+            message,
+            error_type=kind,
+            raw=raw,
+            usage=meter.usage(),
+            attempts=attempts,
+            calls=meter.call_details,
+        )
 
 
 class BaselineJudge:
@@ -235,6 +261,24 @@ class BaselineJudge:
             ) from exc
         await asyncio.sleep(0)  # let the runner write finished items between rule-based judgments
         return Judgment(output=_as_dict(output))
+
+
+def program_identity(judge: Judge) -> dict[str, str] | None:
+    """The compiled program a judge runs: ``{"path": ..., "sha256": ...}`` of the artifact file
+    its config names (``program``), or ``None`` when it runs no compiled program.
+
+    The hash is of the artifact file's bytes (``"unreadable"`` if it cannot be read now), so
+    two runs of the same path with a re-optimized artifact tell apart.
+    """
+    config = getattr(judge, "config", None)
+    if not isinstance(config, JudgeConfig) or config.program is None:
+        return None
+    path = Path(config.program)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        digest = "unreadable"
+    return {"path": str(path), "sha256": digest}
 
 
 def effective_config(judge: Judge, given: JudgeConfig) -> JudgeConfig:

@@ -26,6 +26,11 @@ Facts this module is built around (DSPy 3.4 / LiteLLM 1.106):
 - DSPy reports only answered calls; a request that got a 429, a 500 or timed out is not in
   its usage. :class:`JudgeLM` counts those too, so ``Usage.calls`` is every request the
   provider received.
+- Every call is also kept in detail on the meter (:attr:`UsageMeter.call_details`, one
+  :class:`jurist.schemas.LMCall` each): the messages DSPy rendered (its history entry holds
+  them, for answers from the cache too), the raw replies, cache hit or not, tokens, cost,
+  latency and the parse attempt; a call that raised is kept with its messages and error.
+  The runner stores them with the item (:mod:`jurist.runner.store`).
 - A damaged shard of the disk cache (an SQLite file of DSPy's ``diskcache.FanoutCache``)
   would stop every judge at start-up. It is moved aside with a warning and rebuilt empty
   (:func:`configure_cache`); a read that hits damage later is a cache miss.
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
+import json
 import logging
 import os
 import sqlite3
@@ -54,7 +60,7 @@ from jurist.errors import ConfigError, FatalProviderError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.retry import ProviderProblem, reached_provider
 from jurist.redaction import install_log_redaction, redact, redact_value, register_secret
-from jurist.schemas import Usage
+from jurist.schemas import LMCall, Message, Usage
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +77,10 @@ class UsageMeter:
     With ``hold_cache_writes``, answers are not written to the response cache when they
     arrive but held until :meth:`commit_cache` (the attempt's answer was accepted) or dropped
     by :meth:`drop_held` (it was not): an unparseable answer never enters the cache.
+
+    ``call_details`` keeps every call in detail (:class:`jurist.schemas.LMCall`: messages, replies,
+    cache hit, tokens, cost, latency, the parse attempt it belongs to, the error of a call
+    that raised); ``attempt`` is the current parse attempt (:meth:`begin_attempt`).
     """
 
     calls: int = 0
@@ -83,29 +93,73 @@ class UsageMeter:
     hold_cache_writes: bool = False
     held: list[tuple[JuristCache, str, Any, bool]] = field(default_factory=list)
     served: list[tuple[JuristCache, str]] = field(default_factory=list)
+    call_details: list[LMCall] = field(default_factory=list)
+    attempt: int = 0
 
-    def record(self, entry: dict[str, Any]) -> None:
-        """Count one finished LM call from its DSPy history entry."""
+    def record(self, entry: dict[str, Any], *, latency_s: float | None = None) -> None:
+        """Count one finished LM call from its DSPy history entry, and keep it in detail.
+
+        Args:
+            entry: DSPy's history entry of the call (messages, outputs, usage, cost).
+            latency_s: Seconds the call took, where measured.
+        """
         usage = entry.get("usage") or {}
+        prompt_tokens = completion_tokens = 0
+        cost: float | None = None
         if usage:
             self.calls += 1
-            self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            self.completion_tokens += int(usage.get("completion_tokens") or 0)
+            prompt_tokens = int(usage.get("prompt_tokens") or 0)
+            completion_tokens = int(usage.get("completion_tokens") or 0)
+            self.prompt_tokens += prompt_tokens
+            self.completion_tokens += completion_tokens
             if entry.get("cost") is not None:
-                self.cost = (self.cost or 0.0) + float(entry["cost"])
+                cost = float(entry["cost"])
+                self.cost = (self.cost or 0.0) + cost
         else:
             # DSPy reports cached answers with empty usage; their stored cost is not spent again.
             self.cache_hits += 1
+        replies: list[str] = []
         for output in entry.get("outputs") or []:
             text = output.get("text") if isinstance(output, dict) else output
             if text is not None:
-                self.raw.append(str(text))
+                replies.append(str(text))
+        self.raw.extend(replies)
+        self.call_details.append(
+            LMCall(
+                attempt=max(self.attempt, 1),
+                messages=rendered_messages(entry.get("messages"), entry.get("prompt")),
+                replies=replies,
+                cache_hit=not usage,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                cost=cost,
+                latency_s=latency_s,
+            )
+        )
 
-    def record_failure(self, exc: BaseException) -> None:
-        """Count a call that raised, if the request reached the provider."""
+    def record_failure(
+        self, exc: BaseException, *, messages: Any = None, prompt: Any = None, latency_s: float | None = None
+    ) -> None:
+        """Count a call that raised, if the request reached the provider, and keep it in detail.
+
+        Args:
+            exc: What the call raised.
+            messages: The messages the call was given.
+            prompt: The prompt the call was given instead of messages, if any.
+            latency_s: Seconds until it raised, where measured.
+        """
         if reached_provider(exc):
             self.calls += 1
             self.failed_calls += 1
+        first_line = (str(exc).strip().splitlines() or [""])[0]
+        self.call_details.append(
+            LMCall(
+                attempt=max(self.attempt, 1),
+                messages=rendered_messages(messages, prompt),
+                latency_s=latency_s,
+                error=f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__,
+            )
+        )
 
     def usage(self) -> Usage:
         return Usage(
@@ -117,7 +171,8 @@ class UsageMeter:
         )
 
     def begin_attempt(self) -> None:
-        """Forget the held writes and served keys of an earlier attempt."""
+        """Start the next parse attempt: forget the held writes and served keys of the last one."""
+        self.attempt += 1
         self.held.clear()
         self.served.clear()
 
@@ -140,7 +195,33 @@ class UsageMeter:
         return len(served)
 
 
+def rendered_messages(messages: Any, prompt: Any = None) -> list[Message]:
+    """The chat messages of one LM call as :class:`jurist.schemas.Message` records.
+
+    Content that is not text (a list of content parts, an image) is kept as its JSON. A call
+    given a bare prompt instead of messages gives one user message.
+    """
+    if not messages:
+        return [Message(role="user", content=str(prompt))] if prompt else []
+    found = []
+    for message in messages:
+        if not isinstance(message, dict):
+            found.append(Message(role="user", content=str(message)))
+            continue
+        content = message.get("content")
+        text = (
+            content
+            if isinstance(content, str)
+            else json.dumps(content, ensure_ascii=False, default=str)
+            if content is not None
+            else ""
+        )
+        found.append(Message(role=str(message.get("role") or ""), content=text))
+    return found
+
+
 _meter: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("jurist_usage_meter", default=None)
+_call_start: contextvars.ContextVar[float | None] = contextvars.ContextVar("jurist_call_start", default=None)
 
 
 @contextmanager
@@ -163,35 +244,47 @@ class JudgeLM(dspy.LM):
     """A ``dspy.LM`` that reports each call to the active :class:`UsageMeter`.
 
     It keeps no history of its own (DSPy's history would grow with every judged item); the
-    raw text of each answer goes to the meter, and from there into the item's result. A
-    call that fails is counted too when its request reached the provider, so the meter's
-    ``calls`` equal the requests the provider received.
+    raw text of each answer, the messages sent and the call's latency go to the meter, and
+    from there into the item's result. A call that fails is counted too when its request
+    reached the provider, so the meter's ``calls`` equal the requests the provider received.
     """
 
     def update_history(self, entry: dict[str, Any]) -> None:
         meter = _meter.get()
         if meter is not None:
-            meter.record(entry)
+            start = _call_start.get()
+            meter.record(entry, latency_s=time.perf_counter() - start if start is not None else None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        token = _call_start.set(start)
         try:
             return super().__call__(*args, **kwargs)
         except Exception as exc:
-            _record_failure(exc)
+            _record_failure(exc, args, kwargs, start)
             raise
+        finally:
+            _call_start.reset(token)
 
     async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        token = _call_start.set(start)
         try:
             return await super().acall(*args, **kwargs)
         except Exception as exc:
-            _record_failure(exc)
+            _record_failure(exc, args, kwargs, start)
             raise
+        finally:
+            _call_start.reset(token)
 
 
-def _record_failure(exc: BaseException) -> None:
+def _record_failure(exc: BaseException, args: tuple[Any, ...], kwargs: dict[str, Any], start: float) -> None:
     meter = _meter.get()
     if meter is not None:
-        meter.record_failure(exc)
+        prompt = kwargs.get("prompt", args[0] if args else None)
+        meter.record_failure(
+            exc, messages=kwargs.get("messages"), prompt=prompt, latency_s=time.perf_counter() - start
+        )
 
 
 class JuristCache(Cache):

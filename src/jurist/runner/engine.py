@@ -43,7 +43,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from jurist.errors import RunDirectoryError
-from jurist.judges.judge import Judge, JudgeFailure
+from jurist.judges.judge import Judge, JudgeFailure, program_identity
 from jurist.redaction import redact
 from jurist.runner.blocking import call_blocking
 from jurist.runner.lock import run_lock
@@ -156,6 +156,7 @@ async def _judge_one(judge: Judge, item: Item) -> ItemResult:
             attempts=failure.attempts,
             latency_s=time.perf_counter() - start,
             usage=failure.usage,
+            calls=failure.calls,
         )
     return ItemResult(
         id=item.id,
@@ -165,6 +166,7 @@ async def _judge_one(judge: Judge, item: Item) -> ItemResult:
         attempts=judgment.attempts,
         latency_s=time.perf_counter() - start,
         usage=judgment.usage,
+        calls=judgment.calls,
     )
 
 
@@ -313,8 +315,10 @@ def _run_locked(
     }
     existing = _check_manifest(run_path, identity)
     _check_rows(run_path, fingerprint, has_manifest=existing is not None)
+    program = program_identity(judge)
     manifest: dict[str, Any] = {
         **identity,
+        "program": program,
         "dataset": dataset,
         "config": config,
         "versions": versions(),
@@ -324,7 +328,7 @@ def _run_locked(
     summary = RunSummary(run_dir=run_path)
     start = time.perf_counter()
     error: Exception | None = None
-    with ResultStore(run_path / RESULTS_DB, judge_fingerprint=fingerprint) as store:
+    with ResultStore(run_path / RESULTS_DB, judge_fingerprint=fingerprint, program=program) as store:
         _write_manifest(run_path, manifest)
         with tqdm(
             total=total, desc=f"{task} · {judge.name}", unit="item", disable=not progress, dynamic_ncols=True

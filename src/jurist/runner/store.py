@@ -8,8 +8,20 @@ Every row carries the fingerprint of the judge that produced it (column
 ``judge_fingerprint``; files written before the column existed get it added, with ``NULL``
 for their old rows), so the runner can refuse to mix two judges' results in one directory.
 
+Every row also keeps the item's LM calls (column ``calls``: per call its parse attempt, the
+messages sent, its replies, cache hit or not, tokens, cost, latency, error) and the
+compiled program that judged it (column ``program``). The message texts are kept once
+each, in the table ``messages`` keyed by the SHA-256 of the text; a call refers to them by
+hash (``[role, sha256]`` per message) and to its replies by their index in the row's
+``raw``. The system message and few-shot demos every item shares are stored once, so a
+run grows by the per-item text only, not by the prompt's size times the items. Files
+written before these existed get them added when a judge writes to them again; their old
+rows read back with ``calls`` unknown (``None``). Read an item in full with
+:meth:`ResultStore.item_detail`.
+
 Every row is redacted before it is written (:mod:`jurist.redaction`): an API key the
-provider echoed into an error, a raw reply or the parsed output never reaches the file.
+provider echoed into an error, a raw reply, the parsed output or a message (a key pasted
+into the judged text) never reaches the file. A message is hashed after redaction.
 
 A damaged file (not a database, truncated, malformed) is never read past the damage: it
 raises :class:`jurist.errors.RunDirectoryError`, whose message names the file and says how
@@ -18,6 +30,7 @@ to recover, instead of a traceback.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -27,7 +40,7 @@ from typing import Any, TypeVar
 
 from jurist.errors import InputError, RunDirectoryError
 from jurist.redaction import redact, redact_value
-from jurist.schemas import ItemResult, Usage
+from jurist.schemas import ItemDetail, ItemResult, LMCall, Message, Usage, rationale_of
 
 RESULTS_DB = "results.sqlite"
 """The file of a run directory that holds its finished items."""
@@ -47,9 +60,22 @@ CREATE TABLE IF NOT EXISTS results (
     attempts INTEGER NOT NULL,
     latency_s REAL NOT NULL,
     usage TEXT NOT NULL,
-    judge_fingerprint TEXT
+    judge_fingerprint TEXT,
+    calls TEXT,
+    program TEXT
 )
 """
+
+_MESSAGES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (
+    sha256 TEXT PRIMARY KEY,
+    content TEXT NOT NULL
+)
+"""
+
+_KNOWN_HASHES = 4096
+"""Message hashes a writer remembers as stored (then it starts over): the shared system
+message is not offered to SQLite again for every item."""
 
 _DAMAGE = re.compile(r"malformed|not a database|corrupt|disk image", re.I)
 
@@ -77,15 +103,21 @@ class ResultStore:
         path: The database file; created if missing.
         judge_fingerprint: The fingerprint of the judge whose results are written; stored with
             every row :meth:`put` writes. Readers leave it ``None``.
+        program: The compiled program that judges (``{"path": ..., "sha256": ...}``), stored
+            with every row :meth:`put` writes; ``None`` when none is used.
 
     Raises:
         RunDirectoryError: The file is damaged (not a database, truncated, malformed); the
             message names it and says how to recover.
     """
 
-    def __init__(self, path: Path, *, judge_fingerprint: str | None = None) -> None:
+    def __init__(
+        self, path: Path, *, judge_fingerprint: str | None = None, program: dict[str, str] | None = None
+    ) -> None:
         self.path = path
         self.judge_fingerprint = judge_fingerprint
+        self.program = json.dumps(program, sort_keys=True) if program else None
+        self._known: set[str] = set()
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
             self._guard(self._open)
@@ -100,14 +132,26 @@ class ResultStore:
         self._db.execute(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
         self._has_fingerprint = "judge_fingerprint" in columns
-        if not self._has_fingerprint and self.judge_fingerprint is not None:
-            # Migration of a run directory written before rows carried their judge.
-            self._db.execute("ALTER TABLE results ADD COLUMN judge_fingerprint TEXT")
-            self._has_fingerprint = True
+        self._has_calls = "calls" in columns and "program" in columns
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        self._has_messages = "messages" in tables
+        if self.judge_fingerprint is not None:
+            self._migrate()
         # Reads every page of an index: a truncated or overwritten file fails here, mostly. (The
         # file is never opened other than through SQLite: closing another descriptor of it would
         # drop this process's SQLite locks, and another process could then delete a live WAL.)
         self._db.execute("SELECT COUNT(*) FROM results").fetchone()
+
+    def _migrate(self) -> None:
+        """Add what a writer needs to a file written by an older jurist: the columns
+        ``judge_fingerprint``, ``calls`` and ``program`` (``NULL`` for old rows) and the table
+        ``messages``. Readers never call this: they leave the file as it is."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+        for column in ("judge_fingerprint", "calls", "program"):
+            if column not in columns:
+                self._db.execute(f"ALTER TABLE results ADD COLUMN {column} TEXT")
+        self._db.execute(_MESSAGES_SCHEMA)
+        self._has_fingerprint = self._has_calls = self._has_messages = True
 
     def _guard(self, action: Callable[[], T]) -> T:
         try:
@@ -136,32 +180,96 @@ class ResultStore:
         return row[0] if row else None
 
     def put(self, result: ItemResult) -> None:
-        """Record a finished item (with this store's judge fingerprint), replacing an earlier
-        failed attempt of the same item. Its error, raw answers and output are redacted first."""
+        """Record a finished item (with this store's judge fingerprint and program), replacing
+        an earlier failed attempt of the same item. Its error, raw answers, output and
+        messages are redacted first; each distinct message text is stored once."""
         output = redact_value(result.output)
+        raw = [redact(text) for text in result.raw]
+        messages: dict[str, str] = {}
+        calls = (
+            json.dumps([self._call_record(call, raw, messages) for call in result.calls], ensure_ascii=False)
+            if result.calls is not None
+            else None
+        )
         values: tuple[Any, ...] = (
             result.id,
             result.status,
             json.dumps(output, ensure_ascii=False) if output is not None else None,
             redact(result.error) if result.error else result.error,
             result.error_type,
-            json.dumps(redact_value(result.raw), ensure_ascii=False),
+            json.dumps(raw, ensure_ascii=False),
             result.attempts,
             result.latency_s,
             result.usage.model_dump_json(),
             self.judge_fingerprint,
+            calls,
+            self.program,
         )
-        self._guard(
-            lambda: self._db.execute(
-                "INSERT INTO results (id, status, output, error, error_type, raw, attempts, latency_s, "
-                "usage, judge_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(id) DO UPDATE SET status=excluded.status, output=excluded.output, "
-                "error=excluded.error, error_type=excluded.error_type, raw=excluded.raw, "
-                "attempts=excluded.attempts, latency_s=excluded.latency_s, usage=excluded.usage, "
-                "judge_fingerprint=excluded.judge_fingerprint",
-                values,
-            )
-        )
+        new = [(digest, text) for digest, text in messages.items() if digest not in self._known]
+        if not (self._has_fingerprint and self._has_calls and self._has_messages):
+            self._guard(self._migrate)
+
+        def write() -> None:
+            self._db.execute("BEGIN")
+            try:
+                if new:
+                    self._db.executemany(
+                        "INSERT OR IGNORE INTO messages (sha256, content) VALUES (?, ?)", new
+                    )
+                self._db.execute(
+                    "INSERT INTO results (id, status, output, error, error_type, raw, attempts, "
+                    "latency_s, usage, judge_fingerprint, calls, program) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT(id) DO UPDATE SET status=excluded.status, output=excluded.output, "
+                    "error=excluded.error, error_type=excluded.error_type, raw=excluded.raw, "
+                    "attempts=excluded.attempts, latency_s=excluded.latency_s, usage=excluded.usage, "
+                    "judge_fingerprint=excluded.judge_fingerprint, calls=excluded.calls, "
+                    "program=excluded.program",
+                    values,
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+        self._guard(write)
+        if len(self._known) + len(new) > _KNOWN_HASHES:
+            self._known.clear()
+        self._known.update(digest for digest, _ in new)
+
+    @staticmethod
+    def _call_record(call: LMCall, raw: list[str], messages: dict[str, str]) -> dict[str, Any]:
+        """One call as stored: messages as ``[role, sha256]`` (their redacted texts collected
+        in ``messages``), replies as indices into the row's redacted ``raw`` (or, for a reply
+        not among them, the hash of its text)."""
+        refs = []
+        for message in call.messages:
+            text = redact(message.content)
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            messages[digest] = text
+            refs.append([message.role, digest])
+        replies: list[int | str] = []
+        for reply in call.replies:
+            text = redact(reply)
+            try:
+                replies.append(raw.index(text))
+            except ValueError:
+                digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+                messages[digest] = text
+                replies.append(digest)
+        record: dict[str, Any] = {"attempt": call.attempt, "messages": refs, "replies": replies}
+        record["cache_hit"] = call.cache_hit
+        if call.prompt_tokens or call.completion_tokens:
+            record["prompt_tokens"] = call.prompt_tokens
+            record["completion_tokens"] = call.completion_tokens
+        if call.cost is not None:
+            record["cost"] = call.cost
+        if call.latency_s is not None:
+            record["latency_s"] = round(call.latency_s, 6)
+        if call.error:
+            record["error"] = redact(call.error)
+        return record
 
     def counts(self) -> dict[str, int]:
         """Recorded items per status, e.g. ``{"ok": 10, "failed": 2}``."""
@@ -211,6 +319,105 @@ class ResultStore:
                     latency_s=latency,
                     usage=Usage.model_validate_json(usage),
                 )
+
+    def item_ids(self, limit: int | None = None) -> list[str]:
+        """Recorded item ids in the order they finished (the first ``limit`` of them)."""
+        query = "SELECT id FROM results ORDER BY seq" + (" LIMIT ?" if limit is not None else "")
+        parameters: tuple[Any, ...] = (limit,) if limit is not None else ()
+        rows = self._guard(lambda: self._db.execute(query, parameters).fetchall())
+        return [row[0] for row in rows]
+
+    def item_detail(self, item_id: str) -> ItemDetail | None:
+        """Everything recorded about one item, its LM calls with their full messages included.
+
+        Returns:
+            The item in full, or ``None`` if no item has this id. Its ``calls`` is ``None``
+            for a row written before jurist recorded prompts, and ``[]`` for a judge that
+            calls no model (a baseline).
+
+        Raises:
+            RunDirectoryError: The file is damaged.
+        """
+        extra = ", judge_fingerprint" if self._has_fingerprint else ", NULL"
+        extra += ", calls, program" if self._has_calls else ", NULL, NULL"
+        row = self._guard(
+            lambda: self._db.execute(
+                "SELECT id, status, output, error, error_type, raw, attempts, latency_s, usage"
+                f"{extra} FROM results WHERE id = ?",
+                (item_id,),
+            ).fetchone()
+        )
+        if row is None:
+            return None
+        (_, status, output, error, error_type, raw, attempts, latency, usage, fingerprint, calls, program) = (
+            row
+        )
+        parsed = json.loads(output) if output is not None else None
+        raw_texts: list[str] = json.loads(raw)
+        return ItemDetail(
+            id=item_id,
+            status=status,
+            output=parsed,
+            rationale=rationale_of(parsed),
+            error=error,
+            error_type=error_type,
+            raw=raw_texts,
+            attempts=attempts,
+            latency_s=latency,
+            usage=Usage.model_validate_json(usage),
+            judge_fingerprint=fingerprint,
+            program=json.loads(program) if program else None,
+            calls=self._resolve_calls(json.loads(calls), raw_texts) if calls is not None else None,
+        )
+
+    def _resolve_calls(self, records: list[dict[str, Any]], raw: list[str]) -> list[LMCall]:
+        hashes = {digest for record in records for _, digest in record.get("messages", [])}
+        hashes |= {
+            reply for record in records for reply in record.get("replies", []) if isinstance(reply, str)
+        }
+        texts = self._message_texts(hashes)
+        missing = "[message not found in the run store]"
+        calls = []
+        for record in records:
+            replies = [
+                (raw[reply] if 0 <= reply < len(raw) else missing)
+                if isinstance(reply, int)
+                else texts.get(reply, missing)
+                for reply in record.get("replies", [])
+            ]
+            calls.append(
+                LMCall(
+                    attempt=record.get("attempt", 1),
+                    messages=[
+                        Message(role=role, content=texts.get(digest, missing))
+                        for role, digest in record.get("messages", [])
+                    ],
+                    replies=replies,
+                    cache_hit=bool(record.get("cache_hit", False)),
+                    prompt_tokens=record.get("prompt_tokens", 0),
+                    completion_tokens=record.get("completion_tokens", 0),
+                    cost=record.get("cost"),
+                    latency_s=record.get("latency_s"),
+                    error=record.get("error"),
+                )
+            )
+        return calls
+
+    def _message_texts(self, hashes: set[str]) -> dict[str, str]:
+        if not hashes or not self._has_messages:
+            return {}
+        wanted = sorted(hashes)
+
+        def read() -> dict[str, str]:
+            found: dict[str, str] = {}
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                query = f"SELECT sha256, content FROM messages WHERE sha256 IN ({marks})"
+                found.update(self._db.execute(query, chunk).fetchall())
+            return found
+
+        return self._guard(read)
 
 
 def iter_run_results(path: str | Path) -> Iterator[ItemResult]:

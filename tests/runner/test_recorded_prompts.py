@@ -1,0 +1,215 @@
+"""Every judgment is inspectable: the run store keeps the messages each LM call sent.
+
+The judges run through the loopback server; what the store recorded is compared with the
+request bodies the server received.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+from jurist.judges.judge import program_identity
+from jurist.runner import RESULTS_DB, ResultStore
+from jurist.schemas import ItemResult, LMCall, Message, rationale_of
+from jurist.tasks.ragbench import judge_ragbench
+from jurist.testing import Fault, OpenAICompatibleServer
+from support import loopback_config, ragbench_answer, ragbench_rows, write_jsonl
+
+TEST_KEY = "loopback-test-key"  # the value conftest sets for JURIST_TEST_API_KEY
+
+
+def _details(run_dir: Path) -> dict:
+    with ResultStore(run_dir / RESULTS_DB) as store:
+        return {item_id: store.item_detail(item_id) for item_id in store.item_ids()}
+
+
+def _as_pairs(messages: list) -> list[tuple[str, str]]:
+    return [(m.role, m.content) if isinstance(m, Message) else (m["role"], m["content"]) for m in messages]
+
+
+def test_recorded_messages_are_what_the_server_received(server, llm_config, tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(4))
+    run = judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    assert run.summary["ok"] == 4
+
+    received = sorted(_as_pairs(body["messages"]) for body in server.bodies)
+    details = _details(tmp_path / "run")
+    recorded = sorted(_as_pairs(call.messages) for detail in details.values() for call in detail.calls)
+    assert len(received) == 4 and recorded == received
+    for detail in details.values():
+        (call,) = detail.calls
+        assert [message.role for message in call.messages] == ["system", "user"]
+        assert call.replies == detail.raw and not call.cache_hit and call.error is None
+        assert call.prompt_tokens > 0 and call.completion_tokens > 0
+        assert call.latency_s is not None and 0 < call.latency_s <= detail.latency_s
+        assert call.attempt == 1 and detail.attempts == 1
+        assert detail.rationale == rationale_of(detail.output) and "relevant" in detail.rationale
+        assert detail.judge_fingerprint and detail.program is None
+
+
+def test_shared_messages_are_stored_once(server, llm_config, tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
+    judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+
+    with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
+        count, size = db.execute("SELECT COUNT(*), SUM(LENGTH(content)) FROM messages").fetchone()
+        rows = [json.loads(calls) for (calls,) in db.execute("SELECT calls FROM results ORDER BY seq")]
+    system_hashes = {call["messages"][0][1] for calls in rows for call in calls}
+    user_hashes = {call["messages"][1][1] for calls in rows for call in calls}
+    assert len(system_hashes) == 1 and len(user_hashes) == 2
+    assert count == 3  # one system message shared by both items, one user message each
+    system = next(iter(system_hashes))
+    texts = {m.content for d in _details(tmp_path / "run").values() for m in d.calls[0].messages}
+    assert system in {hashlib.sha256(text.encode()).hexdigest() for text in texts}
+    assert size == sum(len(text) for text in texts)
+
+
+def test_a_rejudge_into_a_new_directory_records_cache_hits_per_call(server, llm_config, tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
+    judge_ragbench(data, tmp_path / "first", llm_config, progress=False)
+    server.reset_count()
+    judge_ragbench(data, tmp_path / "second", llm_config, progress=False)
+    assert server.requests == 0
+
+    first, second = _details(tmp_path / "first"), _details(tmp_path / "second")
+    assert all(not call.cache_hit for detail in first.values() for call in detail.calls)
+    for item_id, detail in second.items():
+        (call,) = detail.calls
+        assert call.cache_hit and call.prompt_tokens == 0 and call.cost is None
+        assert detail.usage.cache_hits == 1 and detail.usage.calls == 0
+        # The cached answer was asked with the very same messages.
+        assert _as_pairs(call.messages) == _as_pairs(first[item_id].calls[0].messages)
+        assert call.replies == first[item_id].calls[0].replies
+
+
+def test_failed_items_keep_every_attempt_with_its_messages_and_raw(tmp_path):
+    with OpenAICompatibleServer("no fields here, just words") as server:
+        config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 1})
+        data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
+        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        assert run.summary["failed"] == 1
+        bodies = [_as_pairs(body["messages"]) for body in server.bodies]
+
+    (detail,) = _details(tmp_path / "run").values()
+    assert detail.status == "failed" and detail.error_type == "unparseable_output" and detail.output is None
+    # Each attempt asks once with the chat format and once more with DSPy's JSON fallback.
+    assert detail.attempts == 2 and len(bodies) == 4
+    assert [call.attempt for call in detail.calls] == [1, 1, 2, 2]
+    assert [_as_pairs(call.messages) for call in detail.calls] == bodies
+    assert [reply for call in detail.calls for reply in call.replies] == detail.raw
+    assert detail.raw == ["no fields here, just words"] * 4
+
+
+def test_a_call_that_failed_at_the_provider_is_kept_with_its_error(server, llm_config, tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
+    server.inject(Fault.server_error())
+    run = judge_ragbench(
+        data, tmp_path / "run", llm_config.model_copy(update={"concurrency": 1}), progress=False
+    )
+    assert run.summary["ok"] == 1 and server.requests == 2
+
+    (detail,) = _details(tmp_path / "run").values()
+    failed, answered = detail.calls
+    assert failed.error and "500" in failed.error and not failed.replies
+    assert _as_pairs(failed.messages) == _as_pairs(answered.messages)
+    assert answered.error is None and answered.replies == detail.raw
+    assert detail.usage.calls == 2
+
+
+def test_a_key_in_the_prompt_or_the_reply_is_redacted_in_the_messages_table(tmp_path):
+    leaked = f"my api_key={TEST_KEY} and {TEST_KEY}"
+
+    def answer(body: dict) -> str:
+        return ragbench_answer(body).replace("The first sentence is relevant.", f"Echo: {TEST_KEY}.")
+
+    rows = ragbench_rows(2)
+    rows[0]["question"] = f"What is fact 0? {leaked}"
+    with OpenAICompatibleServer(answer) as server:
+        config = loopback_config(server.base_url, tmp_path / "cache")
+        data = write_jsonl(tmp_path / "in.jsonl", rows)
+        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        assert any(TEST_KEY in json.dumps(body) for body in server.bodies)  # it was really sent
+
+    stored = (tmp_path / "run" / RESULTS_DB).read_bytes()
+    for suffix in ("-wal",):
+        wal = tmp_path / "run" / (RESULTS_DB + suffix)
+        if wal.exists():
+            stored += wal.read_bytes()
+    assert TEST_KEY.encode() not in stored
+    with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
+        texts = [content for (content,) in db.execute("SELECT content FROM messages")]
+    assert any("[REDACTED]" in text for text in texts)
+    details = _details(tmp_path / "run")
+    assert "[REDACTED]" in details["item-0"].calls[0].messages[1].content
+    assert all(TEST_KEY not in reply for d in details.values() for c in d.calls for reply in c.replies)
+
+
+def test_baseline_judges_record_no_calls(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
+    from jurist.judges.config import JudgeConfig
+
+    judge_ragbench(data, tmp_path / "run", JudgeConfig(), progress=False)
+    details = _details(tmp_path / "run")
+    assert all(detail.calls == [] for detail in details.values())
+    with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
+        assert db.execute("SELECT COUNT(*) FROM messages").fetchone() == (0,)
+
+
+def test_a_results_file_from_before_recorded_prompts_reads_and_is_migrated(server, llm_config, tmp_path):
+    run_dir = tmp_path / "run"
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
+    judge_ragbench(data, run_dir, llm_config, progress=False)
+    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # the schema of an older jurist, item-1 unjudged
+        db.execute("ALTER TABLE results DROP COLUMN calls")
+        db.execute("ALTER TABLE results DROP COLUMN program")
+        db.execute("DROP TABLE messages")
+        db.execute("DELETE FROM results WHERE id = 'item-1'")
+    with ResultStore(run_dir / RESULTS_DB) as reader:
+        old = reader.item_detail("item-0")
+    assert old is not None and old.status == "ok" and old.calls is None and old.raw
+    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # readers leave the file as it was
+        columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "calls" not in columns and "messages" not in tables
+
+    resumed = judge_ragbench(data, run_dir, llm_config, progress=False)  # judges item-1 only
+
+    assert resumed.summary["ok"] == 2
+    details = _details(run_dir)
+    assert details["item-0"].calls is None
+    (call,) = details["item-1"].calls
+    assert call.cache_hit and [m.role for m in call.messages] == ["system", "user"]
+
+
+def test_program_identity_is_stored_with_every_row(tmp_path):
+    artifact = tmp_path / "compiled.json"
+    artifact.write_text('{"format": "jurist.compiled-program"}', encoding="utf-8")
+    config = loopback_config("http://127.0.0.1:9/v1", tmp_path / "cache").model_copy(
+        update={"program": artifact}
+    )
+
+    class Judged:
+        pass
+
+    judged = Judged()
+    judged.config = config  # type: ignore[attr-defined]
+    identity = program_identity(judged)  # type: ignore[arg-type]
+    assert identity == {"path": str(artifact), "sha256": hashlib.sha256(artifact.read_bytes()).hexdigest()}
+    assert program_identity(Judged()) is None  # type: ignore[arg-type]
+
+    with ResultStore(tmp_path / RESULTS_DB, judge_fingerprint="f" * 16, program=identity) as store:
+        store.put(
+            ItemResult(
+                id="a",
+                status="ok",
+                output={"verdict": "yes", "reasoning": "because"},
+                raw=["yes"],
+                calls=[LMCall(messages=[Message(role="user", content="q")], replies=["yes"])],
+            )
+        )
+        detail = store.item_detail("a")
+    assert detail is not None and detail.program == identity and detail.rationale == "because"
+    assert detail.calls == [LMCall(messages=[Message(role="user", content="q")], replies=["yes"])]
