@@ -9,30 +9,16 @@ with a zero denominator, or a failed item) are skipped pairwise, never counted a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
+from jurist.metrics._arrays import as_array
+
 __all__ = ["auroc", "hallucination_auroc", "rmse"]
 
 
-def _present(value: float | None) -> float | None:
-    """Return the value as a float, or ``None`` for ``None`` and NaN (pandas' missing value)."""
-    if value is None:
-        return None
-    number = float(value)
-    return None if math.isnan(number) else number
-
-
-def _average_ranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks of ``values``; tied values share the mean of the ranks they span."""
-    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-    last_ranks = np.cumsum(counts)  # rank of the last member of each tie group
-    return (last_ranks - (counts - 1) / 2.0)[inverse]
-
-
-def auroc(labels: Sequence[bool | int], scores: Sequence[float]) -> float | None:
+def auroc(labels: Sequence[bool | int] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float | None:
     """Area under the ROC curve of ``scores`` for the positive class ``labels == 1``.
 
     Computed from ranks (the Mann-Whitney U statistic): with ``n₊`` positives, ``n₋``
@@ -61,21 +47,40 @@ def auroc(labels: Sequence[bool | int], scores: Sequence[float]) -> float | None
     """
     if len(labels) != len(scores):
         raise ValueError(f"labels and scores differ in length: {len(labels)} != {len(scores)}")
-    if any(label not in (0, 1) for label in labels):
-        raise ValueError("labels must be booleans or 0/1")
-    y = np.asarray([bool(label) for label in labels], dtype=bool)
-    s = np.asarray(scores, dtype=float)
+    y = _binary_labels(labels)
+    s = np.asarray(scores, dtype=float).ravel()
     if np.isnan(s).any():
         raise ValueError("scores must not be NaN; drop missing items first")
-    n_pos = int(y.sum())
-    n_neg = len(y) - n_pos
+    positives, negatives = np.sort(s[y]), np.sort(s[~y])
+    n_pos, n_neg = positives.size, negatives.size
     if n_pos == 0 or n_neg == 0:
         return None
-    rank_sum = float(_average_ranks(s)[y].sum())
-    return (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+    # Σ_{i positive} r_i − n₊(n₊ + 1)/2 = Σ_{i positive} (#negatives below s_i + ½ #negatives tied with s_i):
+    # count both from the sorted negatives, in integers, and divide once.
+    below = np.searchsorted(negatives, positives, side="left")
+    up_to = np.searchsorted(negatives, positives, side="right")
+    twice_u = int(below.sum(dtype=np.int64)) + int(up_to.sum(dtype=np.int64))
+    return twice_u / (2 * n_pos * n_neg)
 
 
-def rmse(pred: Sequence[float | None], gold: Sequence[float | None]) -> float | None:
+def _binary_labels(labels: Sequence[bool | int] | np.ndarray) -> np.ndarray:
+    """Labels ``True``/``1`` and ``False``/``0`` as a boolean array; anything else is an error."""
+    y = as_array(labels)
+    if y.dtype.kind == "b":
+        return y
+    if y.dtype.kind in "iuf":
+        if not ((y == 0) | (y == 1)).all():
+            raise ValueError("labels must be booleans or 0/1")
+        return y == 1
+    values = y.tolist()
+    if any(isinstance(label, str | bytes) or label not in (0, 1) for label in values):
+        raise ValueError("labels must be booleans or 0/1")
+    return np.asarray([bool(label) for label in values], dtype=bool)
+
+
+def rmse(
+    pred: Sequence[float | None] | np.ndarray, gold: Sequence[float | None] | np.ndarray
+) -> float | None:
     """Root mean squared error over the pairs where both values are present.
 
     ``RMSE = sqrt( (1/n) Σ_i (pred_i − gold_i)² )`` over the ``n`` positions ``i`` where
@@ -97,18 +102,24 @@ def rmse(pred: Sequence[float | None], gold: Sequence[float | None]) -> float | 
     """
     if len(pred) != len(gold):
         raise ValueError(f"pred and gold differ in length: {len(pred)} != {len(gold)}")
-    diffs: list[float] = []
-    for p, g in zip(pred, gold, strict=True):
-        p_value, g_value = _present(p), _present(g)
-        if p_value is not None and g_value is not None:
-            diffs.append(p_value - g_value)
-    if not diffs:
+    p_values, g_values = _floats(pred), _floats(gold)
+    diffs = p_values - g_values
+    if np.isnan(diffs).any():  # some value is missing (or ∞ − ∞): keep the pairs where both are present
+        both = ~(np.isnan(p_values) | np.isnan(g_values))
+        diffs = p_values[both] - g_values[both]
+    if diffs.size == 0:
         return None
     return float(np.sqrt(np.mean(np.square(diffs))))
 
 
+def _floats(values: Sequence[float | None] | np.ndarray) -> np.ndarray:
+    """Values as floats, with ``None`` (and NaN, pandas' missing value) as NaN."""
+    return np.asarray(values, dtype=np.float64).ravel()
+
+
 def hallucination_auroc(
-    gold_supported: Sequence[bool | None], adherence_fractions: Sequence[float | None]
+    gold_supported: Sequence[bool | None] | np.ndarray,
+    adherence_fractions: Sequence[float | None] | np.ndarray,
 ) -> float | None:
     """AUROC of a judge's adherence for detecting hallucinated responses.
 
@@ -137,12 +148,6 @@ def hallucination_auroc(
         raise ValueError(
             f"gold and scores differ in length: {len(gold_supported)} != {len(adherence_fractions)}"
         )
-    labels: list[bool] = []
-    scores: list[float] = []
-    for supported, fraction in zip(gold_supported, adherence_fractions, strict=True):
-        value = _present(fraction)
-        if supported is None or value is None:
-            continue
-        labels.append(not supported)
-        scores.append(1.0 - value)
-    return auroc(labels, scores)
+    supported, fractions = _floats(gold_supported), _floats(adherence_fractions)
+    present = ~(np.isnan(supported) | np.isnan(fractions))
+    return auroc(supported[present] == 0, 1.0 - fractions[present])

@@ -14,6 +14,8 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
+from jurist.metrics._arrays import as_array, confusion_counts, joint_codes, label_codes, scalar, values_equal
+
 __all__ = [
     "accuracy",
     "agreement_by_label",
@@ -25,12 +27,15 @@ __all__ = [
 ]
 
 
-def _check_lengths(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> None:
+Labels = Sequence[Hashable] | np.ndarray
+
+
+def _check_lengths(gold: Labels, predicted: Labels) -> None:
     if len(gold) != len(predicted):
         raise ValueError(f"gold and predicted differ in length: {len(gold)} != {len(predicted)}")
 
 
-def accuracy(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> float:
+def accuracy(gold: Labels, predicted: Labels) -> float:
     """Fraction of items whose predicted label equals the gold label.
 
     ``accuracy = #{i : predicted_i = gold_i} / n``; NaN when ``n = 0``.
@@ -40,27 +45,26 @@ def accuracy(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> float:
         0.6666666666666666
     """
     _check_lengths(gold, predicted)
-    if not gold:
+    if len(gold) == 0:
         return float("nan")
-    return sum(g == p for g, p in zip(gold, predicted, strict=True)) / len(gold)
+    return int(np.count_nonzero(values_equal(as_array(gold), as_array(predicted)))) / len(gold)
 
 
-def confusion_matrix(
-    gold: Sequence[Hashable], predicted: Sequence[Hashable], labels: Sequence[Hashable]
-) -> np.ndarray:
+def confusion_matrix(gold: Labels, predicted: Labels, labels: Labels) -> np.ndarray:
     """Counts ``M[g, p]`` of items with gold label ``labels[g]`` and predicted ``labels[p]``.
 
     Raises:
         ValueError: If the lengths differ or a label is not in ``labels``.
     """
     _check_lengths(gold, predicted)
-    position = {label: i for i, label in enumerate(labels)}
-    matrix = np.zeros((len(labels), len(labels)), dtype=np.int64)
-    for g, p in zip(gold, predicted, strict=True):
-        if g not in position or p not in position:
-            raise ValueError(f"label {g if g not in position else p!r} is not in labels {list(labels)!r}")
-        matrix[position[g], position[p]] += 1
-    return matrix
+    g_values, p_values = as_array(gold), as_array(predicted)
+    g_codes, p_codes = label_codes(g_values, labels), label_codes(p_values, labels)
+    outside = (g_codes < 0) | (p_codes < 0)
+    if outside.any():
+        first = int(np.argmax(outside))
+        value = g_values[first] if g_codes[first] < 0 else p_values[first]
+        raise ValueError(f"label {scalar(value)!r} is not in labels {as_array(labels).tolist()!r}")
+    return confusion_counts(g_codes, p_codes, len(labels))
 
 
 def kappa_from_confusion(matrix: np.ndarray) -> np.ndarray:
@@ -83,9 +87,7 @@ def kappa_from_confusion(matrix: np.ndarray) -> np.ndarray:
     return np.where((n > 0) & (expected < 1.0), kappa, np.nan)
 
 
-def cohens_kappa(
-    gold: Sequence[Hashable], predicted: Sequence[Hashable], labels: Sequence[Hashable] | None = None
-) -> float:
+def cohens_kappa(gold: Labels, predicted: Labels, labels: Labels | None = None) -> float:
     """Cohen's kappa between gold and predicted labels (see :func:`kappa_from_confusion`).
 
     Args:
@@ -97,9 +99,12 @@ def cohens_kappa(
         >>> cohens_kappa(["1", "2", "1", "2"], ["1", "2", "1", "1"])
         0.5
     """
-    if labels is None:
-        labels = sorted({*gold, *predicted}, key=str)
-    return float(kappa_from_confusion(confusion_matrix(gold, predicted, labels)))
+    if labels is not None:
+        return float(kappa_from_confusion(confusion_matrix(gold, predicted, labels)))
+    # Every label that occurs: the kappa does not depend on their order, so code them as found.
+    _check_lengths(gold, predicted)
+    g_codes, p_codes, k = joint_codes(as_array(gold), as_array(predicted))
+    return float(kappa_from_confusion(confusion_counts(g_codes, p_codes, k)))
 
 
 def bootstrap_ci(

@@ -37,7 +37,9 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 
 def contingency_cells(
-    gold: Sequence[float], predicted: Sequence[float], values: Sequence[float]
+    gold: Sequence[float] | np.ndarray,
+    predicted: Sequence[float] | np.ndarray,
+    values: Sequence[float] | np.ndarray,
 ) -> np.ndarray:
     """One row per item: its cell of the ``k × k`` contingency table over ``values``, flattened.
 
@@ -47,23 +49,52 @@ def contingency_cells(
         values: The sorted distinct values the table is indexed by (every gold and judged
             score must be one of them).
     """
+    gi, pi, k = _cell_indices(gold, predicted, values)
+    cells = np.zeros((gi.size, k * k))
+    cells[np.arange(gi.size), gi * k + pi] = 1.0
+    return cells
+
+
+def _cell_indices(
+    gold: Sequence[float] | np.ndarray,
+    predicted: Sequence[float] | np.ndarray,
+    values: Sequence[float] | np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Positions of the gold and judged scores among ``values``, and the number of values."""
     g = np.asarray(gold, dtype=np.float64)
     p = np.asarray(predicted, dtype=np.float64)
     axis = np.asarray(values, dtype=np.float64)
     if g.shape != p.shape:
         raise ValueError(f"gold and predicted differ in length: {g.size} != {p.size}")
-    gi, pi = np.searchsorted(axis, g), np.searchsorted(axis, p)
     k = axis.size
-    if g.size and (
-        (gi >= k).any()
-        or (pi >= k).any()
-        or (axis[np.minimum(gi, k - 1)] != g).any()
-        or (axis[np.minimum(pi, k - 1)] != p).any()
+    steps = np.diff(axis)
+    if k > 1 and steps[0] > 0 and (steps == steps[0]).all():
+        # Equally spaced values (e.g. a 1-10 rating): the position is arithmetic, no search.
+        with np.errstate(invalid="ignore"):
+            gi = np.rint((g - axis[0]) / steps[0]).astype(np.int64)
+            pi = np.rint((p - axis[0]) / steps[0]).astype(np.int64)
+        gi[gi < 0] = k  # below the range, or NaN: not a value, caught below
+        pi[pi < 0] = k
+    else:
+        gi, pi = np.searchsorted(axis, g), np.searchsorted(axis, p)
+    if g.size and not (
+        (gi < k).all()
+        and (pi < k).all()
+        and (axis.take(gi, mode="clip") == g).all()
+        and (axis.take(pi, mode="clip") == p).all()
     ):
         raise ValueError("every score must be one of the table's values")
-    cells = np.zeros((g.size, k * k))
-    cells[np.arange(g.size), gi * k + pi] = 1.0
-    return cells
+    return gi, pi, k
+
+
+def _contingency_table(
+    gold: Sequence[float] | np.ndarray,
+    predicted: Sequence[float] | np.ndarray,
+    values: Sequence[float] | np.ndarray,
+) -> np.ndarray:
+    """The summed :func:`contingency_cells` (one flattened ``k × k`` table), without the per-item rows."""
+    gi, pi, k = _cell_indices(gold, predicted, values)
+    return np.bincount(gi * k + pi, minlength=k * k).astype(np.float64)
 
 
 def _table(counts: np.ndarray) -> np.ndarray:

@@ -15,6 +15,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from jurist.metrics._arrays import as_array, label_codes, scalar
+
 __all__ = [
     "accuracy_from_confusion",
     "binary_counts",
@@ -35,21 +37,26 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
 
 
-def label_indices(values: Sequence[Hashable], labels: Sequence[Hashable]) -> np.ndarray:
+def label_indices(
+    values: Sequence[Hashable] | np.ndarray, labels: Sequence[Hashable] | np.ndarray
+) -> np.ndarray:
     """The position of each value in ``labels``.
 
     Raises:
         ValueError: A value is not one of ``labels``.
     """
-    position = {label: i for i, label in enumerate(labels)}
-    missing = [value for value in values if value not in position]
-    if missing:
-        raise ValueError(f"label {missing[0]!r} is not in labels {list(labels)!r}")
-    return np.fromiter((position[value] for value in values), dtype=np.int64, count=len(values))
+    array = as_array(values)
+    codes = label_codes(array, labels)
+    if (codes < 0).any():
+        first = array[int(np.argmax(codes < 0))]
+        raise ValueError(f"label {scalar(first)!r} is not in labels {as_array(labels).tolist()!r}")
+    return codes
 
 
 def confusion_cells(
-    gold: Sequence[Hashable], predicted: Sequence[Hashable], labels: Sequence[Hashable]
+    gold: Sequence[Hashable] | np.ndarray,
+    predicted: Sequence[Hashable] | np.ndarray,
+    labels: Sequence[Hashable] | np.ndarray,
 ) -> np.ndarray:
     """One row per item: its cell of the ``k × k`` confusion matrix, one-hot and flattened.
 
@@ -104,7 +111,7 @@ def macro_f1_from_confusion(counts: np.ndarray) -> np.ndarray:
         return np.where(present.any(axis=-1), np.nansum(f1, axis=-1) / present.sum(axis=-1), np.nan)
 
 
-def binary_counts(gold: Sequence[bool], predicted: Sequence[bool]) -> np.ndarray:
+def binary_counts(gold: Sequence[bool] | np.ndarray, predicted: Sequence[bool] | np.ndarray) -> np.ndarray:
     """One row per item: ``[tp, fp, fn, tn]`` one-hot, with ``True`` the positive class."""
     g = np.asarray(gold, dtype=bool)
     p = np.asarray(predicted, dtype=bool)
