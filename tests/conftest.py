@@ -37,3 +37,80 @@ def server() -> Iterator[OpenAICompatibleServer]:
 def llm_config(server: OpenAICompatibleServer, tmp_path: Path) -> JudgeConfig:
     """A judge config pointing at the loopback server, with a per-test cache and fast retries."""
     return loopback_config(server.base_url, tmp_path / "cache")
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Chromium's flags for tests: headless, and no connection of its own (this machine has no
+network, and Chromium's background connections would otherwise be refused at every start)."""
+
+
+def chromium_path() -> str | None:
+    """The system Chromium (Debian's ``chromium`` package), or ``$JURIST_CHROMIUM``."""
+    import os
+    import shutil
+
+    explicit = os.environ.get("JURIST_CHROMIUM")
+    if explicit:
+        return explicit
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """A headless system Chromium driven by Playwright (no browser is ever downloaded).
+
+    One per test module: Playwright's synchronous API keeps an event loop running in the
+    main thread while it is open, which would break later tests that call ``asyncio.run``.
+
+    Skipped with a loud reason when Chromium or Playwright is absent, except where
+    ``JURIST_REQUIRE_BROWSER=1`` (CI sets it): there a missing browser fails the test.
+    """
+    import os
+
+    executable = chromium_path()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        executable = None
+    if executable is None:
+        reason = (
+            "BROWSER TESTS NOT RUN: no system Chromium or no playwright package "
+            "(apt-get install -y chromium chromium-driver; pip install '.[test]')"
+        )
+        if os.environ.get("JURIST_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh page whose console errors and page errors fail the test at teardown.
+
+    ``page.console_errors`` lists them as they come (a test may assert on it earlier).
+    """
+    context = browser.new_context()  # type: ignore[attr-defined]
+    new_page = context.new_page()
+    errors: list[str] = []
+    new_page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    new_page.on("pageerror", lambda exc: errors.append(str(exc)))
+    new_page.console_errors = errors
+    try:
+        yield new_page
+    finally:
+        context.close()
+    assert not errors, f"the page logged errors: {errors}"

@@ -24,6 +24,9 @@ class ExitCode(IntEnum):
     FATAL_PROVIDER = 5
     """The provider refused every call (wrong key, unknown model, unreachable server): the run
     stopped early; items already done are kept."""
+    TRACKING_FAILED = 6
+    """The work is done and on disk (run directory, calibration, artifact), but logging it to
+    MLflow failed (tracking server unreachable or refusing); the message names the URI."""
     INTERNAL = 70
     """A bug in jurist (an unexpected exception): one line, and the traceback with ``--debug``."""
     INTERRUPTED = 130

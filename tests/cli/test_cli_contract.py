@@ -65,6 +65,7 @@ def test_table_values_are_the_documented_ones() -> None:
         "FAILED_ITEMS": 3,
         "RUN_LOCKED": 4,
         "FATAL_PROVIDER": 5,
+        "TRACKING_FAILED": 6,
         "INTERNAL": 70,
         "INTERRUPTED": 130,
     }

@@ -44,7 +44,7 @@ def test_a_good_file_loads(tmp_path):
     task = load_task_file(write(tmp_path, GOOD))
     assert task.name == "helpfulness"
     assert task.source.endswith("task.yaml")
-    assert set(task.verbs) == {"judge", "score", "calibrate", "optimize", "prompt"}
+    assert set(task.verbs) == {"judge", "score", "calibrate", "optimize", "prompt", "label"}
     assert task.describe()["inputs"] == {
         "question": "data column 'prompt'",
         "answer": "data column 'response'",

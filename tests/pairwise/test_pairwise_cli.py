@@ -67,7 +67,9 @@ def test_judge_then_score_the_run_directory(tmp_path: Path) -> None:
     )
     assert judged.exit_code == 0, judged.output
     run_dir = tmp_path  # --out is the run directory, as for every task
-    assert judged.output.rstrip("\n").endswith(f"run directory: {run_dir}")
+    assert judged.output.rstrip("\n").endswith(
+        f"run directory: {run_dir}\nhtml report: {run_dir / 'report.html'}"
+    )
     # The run directory scores to the same report.
     for target in (run_dir,):
         scored = CliRunner().invoke(app, ["score", "pairwise", str(target), "--resamples", "50"])

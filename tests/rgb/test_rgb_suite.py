@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import sqlite3
 
@@ -131,19 +130,18 @@ def test_improved_check_adds_figures_next_to_rgbs(tmp_path):
     assert "## Improved answer check" in improved.report.read_text()
 
 
-def test_missing_matplotlib_skips_the_chart_with_a_note(tmp_path, monkeypatch):
-    real_import = builtins.__import__
-
-    def no_matplotlib(name, *args, **kwargs):
-        if name.startswith("matplotlib"):
-            raise ImportError("No module named 'matplotlib'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
-    suite = run_rgb_suite(DATA_DIR, tmp_path / "out", sets=["noise"], noise_rates=[0.0], progress=False)
-    assert suite.chart is None
-    assert any("pip install 'jurist[plots]'" in note for note in suite.notes)
-    assert "jurist[plots]" in suite.report.read_text()
+def test_chart_is_written_by_default_and_left_out_on_request(tmp_path):
+    suite = run_rgb_suite(DATA_DIR, tmp_path / "out", sets=["noise"], noise_rates=[0.0, 0.4], progress=False)
+    assert suite.chart == tmp_path / "out" / "accuracy_vs_noise.png"
+    assert suite.chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert suite.summary["chart"] == str(suite.chart)
+    assert "![accuracy against noise rate](accuracy_vs_noise.png)" in suite.report.read_text()
+    assert not any(note.startswith("chart") for note in suite.notes)
+    plain = run_rgb_suite(
+        DATA_DIR, tmp_path / "plain", sets=["noise"], noise_rates=[0.0], chart=False, progress=False
+    )
+    assert plain.chart is None and not (tmp_path / "plain" / "accuracy_vs_noise.png").exists()
+    assert "accuracy_vs_noise.png" not in plain.report.read_text()
 
 
 def test_impossible_counterfactual_mix_is_refused_before_any_call(tmp_path):

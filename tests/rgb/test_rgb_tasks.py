@@ -33,7 +33,7 @@ def _kappa(tp: int, fn: int, fp: int, tn: int) -> float:
 def test_the_three_tasks_and_their_verbs():
     assert get_task("rgb").verbs == ["judge", "score"]
     for name in ("rgb-rejection", "rgb-error-detection"):
-        assert get_task(name).verbs == ["judge", "score", "calibrate", "optimize", "prompt"]
+        assert get_task(name).verbs == ["judge", "score", "calibrate", "optimize", "prompt", "label"]
     with pytest.raises(ConfigError, match="cannot be optimized; its Rej\\*/ED\\* judges can: rgb-error"):
         optimize("rgb", GOLD, GOLD, None, out="unused.json")
 
@@ -56,7 +56,12 @@ def test_judge_rgb_prints_what_rgb_run_prints(tmp_path: Path, capsys: pytest.Cap
     old = capsys.readouterr().out
     assert run_cli(["judge", "rgb", str(DATA_DIR), "--out", str(tmp_path / "b"), *common]) == 0
     new = capsys.readouterr().out
-    assert new.replace(str(tmp_path / "b"), "OUT") == old.replace(str(tmp_path / "a"), "OUT")
+    # The same lines, and the HTML report the generic verb writes for every task.
+    html = f"html report: {tmp_path / 'b' / 'report.html'}\n"
+    assert html in new
+    assert new.replace(html, "").replace(str(tmp_path / "b"), "OUT") == old.replace(
+        str(tmp_path / "a"), "OUT"
+    )
     summary = json.loads((tmp_path / "b" / "summary.json").read_text(encoding="utf-8"))
     assert summary["settings"]["noise_rates"] == [0.0, 0.4] and summary["chart"] is None
 

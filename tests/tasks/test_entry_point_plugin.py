@@ -206,7 +206,7 @@ def test_entry_point_task_serves_every_verb_in_python(plugin_importable, files, 
     described = task.describe()
     assert list(described["inputs"]) == ["comment"] and list(described["outputs"]) == ["verdict"]
     assert {"accuracy", "kappa"} <= set(described["metrics"])
-    assert set(described["verbs"]) == {"judge", "score", "calibrate", "optimize", "prompt"}
+    assert set(described["verbs"]) == {"judge", "score", "calibrate", "optimize", "prompt", "label"}
 
     baseline = judge("toxicity", files["data"], out=tmp_path / "run", progress=False)
     assert baseline.summary["ok"] == 6 and baseline.summary["usage"]["calls"] == 0

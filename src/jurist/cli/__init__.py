@@ -58,7 +58,8 @@ def _root(
     """LLM judges people can trust: judge, score, gate and optimize.
 
     Exit status: 0 ok, 1 a gate not met, 2 bad input or usage, 3 completed with failed
-    items, 4 run directory locked, 5 fatal provider error, 130 interrupted.
+    items, 4 run directory locked, 5 fatal provider error, 6 MLflow logging failed (results
+    kept), 70 internal error, 130 interrupted.
     """
     _state["debug"] = _state["debug"] or debug
 
@@ -66,7 +67,7 @@ def _root(
 def _register_commands() -> None:
     # Imported for their side effect of adding commands to the app above: the verbs over
     # any task first, then the commands of one task's own (``gate``, ``rgb run``).
-    from jurist.cli import calibrate, gates, optimize, probe, rgb, show, verbs  # noqa: F401
+    from jurist.cli import calibrate, gates, optimize, probe, report, rgb, show, verbs, view  # noqa: F401
 
 
 _OS_REASONS = {

@@ -8,10 +8,20 @@ from typing import Annotated
 import typer
 
 from jurist.cli import app
-from jurist.cli.verbs import TASK_ARGS, TASK_OPTIONS, TaskArgs, task_and_arguments
+from jurist.cli.verbs import (
+    TASK_ARGS,
+    TASK_OPTIONS,
+    MlflowExperimentOpt,
+    MlflowOpt,
+    MlflowUriOpt,
+    TaskArgs,
+    task_and_arguments,
+)
 from jurist.errors import ExitCode
+from jurist.jury import CascadeSpec, JurySpec, choice_lines, weighted_copy_path, write_weights
 from jurist.report.calibrate import CalibrationThresholds, calibration_csv, calibration_markdown
-from jurist.tasks import calibrate
+from jurist.tasks import calibrate, judge_specs
+from jurist.tracking import Tracking
 
 _Threshold = float | None
 
@@ -49,6 +59,24 @@ def calibrate_command(
         _Threshold, typer.Option(help="Gate (pairwise): |longer wins - gold longer| at most this.")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = False,
+    write_weights_: Annotated[
+        bool,
+        typer.Option(
+            "--write-weights",
+            help="Write each jury's weights (log-odds of juror accuracy) to OUT/JURY.weighted.yaml.",
+        ),
+    ] = False,
+    target_agreement: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="A cascade's target agreement with gold (default: its file's target_agreement).",
+        ),
+    ] = None,
+    mlflow: MlflowOpt = None,
+    mlflow_uri: MlflowUriOpt = None,
+    mlflow_experiment: MlflowExperimentOpt = None,
     arguments: TaskArgs = None,
 ) -> None:
     """Run judges on gold data; print a leaderboard (agreement, bias, cost). Exit 1 if a gate fails.
@@ -67,19 +95,45 @@ def calibrate_command(
         max_position_bias=max_position_bias,
         max_length_bias=max_length_bias,
     )
+    specs = judge_specs(list(config or []))
+    juries = [spec for spec in specs if isinstance(spec, JurySpec)]
+    if write_weights_ and not juries:
+        raise typer.BadParameter(
+            "--write-weights needs a jury file among --config", param_hint="--write-weights"
+        )
+    if target_agreement is not None and not any(isinstance(spec, CascadeSpec) for spec in specs):
+        raise typer.BadParameter(
+            "--target-agreement needs a cascade file among --config", param_hint="--target-agreement"
+        )
+    tracking = Tracking.from_options(
+        enabled=mlflow,
+        tracking_uri=mlflow_uri,
+        experiment=mlflow_experiment,
+        configs=[spec.config for spec in specs],
+    )
     result = calibrate(
         task,
         list(gold),
-        list(config or []),
+        specs,
         out=out,
         thresholds=thresholds,
         options=values,
         n_resamples=resamples,
         seed=seed,
         progress=progress,
+        target_agreement=target_agreement,
     )
     typer.echo(calibration_markdown(result) if output_format == "markdown" else calibration_csv(result))
     typer.echo(f"written to {out}", err=True)
+    for jury in juries if write_weights_ else []:
+        weights = write_weights(jury, result.leaderboard, weighted_copy_path(jury, out))
+        shown = ", ".join(f"{name} {weight:.3f}" for name, weight in weights.items())
+        typer.echo(f"jury weights ({shown}) written to {weighted_copy_path(jury, out)}", err=True)
+    for name, choice in (result.settings.get("cascades") or {}).items():
+        for line in choice_lines(name, choice):
+            typer.echo(line, err=True)
+    if tracking is not None:
+        typer.echo(tracking.log_calibration(out).describe(), err=True)
     failed = [check for check in result.gates if not check.passed]
     for check in failed:
         value = "n/a" if check.value is None else f"{check.value:.3f}"

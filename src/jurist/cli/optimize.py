@@ -9,11 +9,20 @@ import typer
 
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
-from jurist.cli.verbs import TASK_ARGS, TASK_OPTIONS, TaskArgs, task_and_arguments
+from jurist.cli.verbs import (
+    TASK_ARGS,
+    TASK_OPTIONS,
+    MlflowExperimentOpt,
+    MlflowOpt,
+    MlflowUriOpt,
+    TaskArgs,
+    task_and_arguments,
+)
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.optimization import OPTIMIZERS, OptimizeResult, OptimizerSettings
 from jurist.tasks import optimize
+from jurist.tracking import Tracking
 
 
 def _score(result: OptimizeResult, name: str) -> str:
@@ -74,6 +83,9 @@ def optimize_command(
         float, typer.Option(help="mipro/gepa: share of train held out for candidate selection.")
     ] = 0.3,
     seed: Annotated[int, typer.Option(help="Seed of the split and the optimizer.")] = 0,
+    mlflow: MlflowOpt = None,
+    mlflow_uri: MlflowUriOpt = None,
+    mlflow_experiment: MlflowExperimentOpt = None,
     arguments: TaskArgs = None,
 ) -> None:
     """Optimize a judge's prompt against gold labels; write an artifact `jurist judge --program` runs.
@@ -83,6 +95,9 @@ def optimize_command(
     task, _, values = task_and_arguments(arguments, (), "optimize")
     if auto not in ("light", "medium", "heavy", "off"):
         raise ConfigError(f"--auto must be light, medium, heavy or off, got {auto!r}", field="auto")
+    tracking = Tracking.from_options(
+        enabled=mlflow, tracking_uri=mlflow_uri, experiment=mlflow_experiment, configs=[judge]
+    )
     settings = OptimizerSettings(
         max_demos=max_demos,
         auto=None if auto == "off" else auto,  # type: ignore[arg-type]
@@ -105,3 +120,5 @@ def optimize_command(
         options=values,
     )
     typer.echo(optimize_summary(result))
+    if tracking is not None:
+        typer.echo(tracking.log_optimization(result.path).describe(), err=True)

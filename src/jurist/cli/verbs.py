@@ -17,8 +17,11 @@ from jurist.cli.options import with_judge_options
 from jurist.cli.task_options import split_task_arguments
 from jurist.errors import ExitCode, InputError
 from jurist.judges.config import JudgeConfig
+from jurist.jury import cascade_lines, is_cascade_file, judge_cascade, judge_panel, panel_lines
+from jurist.jury.options import accepts_jury_file, overrides_of
 from jurist.report.jsonout import dumps
 from jurist.tasks import Task, get_task, task_names
+from jurist.tracking import Tracking
 
 TASK_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 TASK_OPTIONS = "Task options follow TASK as --name VALUE; `jurist tasks show TASK` lists them."
@@ -29,6 +32,21 @@ TaskArgs = Annotated[
         show_default=False,
         metavar="TASK [ARGS]",
     ),
+]
+MlflowOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--mlflow/--no-mlflow",
+        help="Log to MLflow (the jurist extra 'mlflow'); --no-mlflow ignores a config's mlflow key.",
+        show_default=False,
+    ),
+]
+MlflowUriOpt = Annotated[
+    str | None,
+    typer.Option(help="MLflow tracking URI (default: $MLFLOW_TRACKING_URI, the config's); sets --mlflow."),
+]
+MlflowExperimentOpt = Annotated[
+    str | None, typer.Option(help="MLflow experiment (default: the task's name); sets --mlflow.")
 ]
 
 
@@ -56,6 +74,7 @@ def task_and_arguments(
 
 
 @app.command("judge", context_settings=TASK_ARGS, epilog=TASK_OPTIONS)
+@accepts_jury_file
 @with_judge_options()
 def judge_command(
     judge: JudgeConfig,
@@ -65,20 +84,67 @@ def judge_command(
     ] = None,
     retry_failed: Annotated[bool, typer.Option(help="Judge items that failed before again.")] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    mlflow: MlflowOpt = None,
+    mlflow_uri: MlflowUriOpt = None,
+    mlflow_experiment: MlflowExperimentOpt = None,
+    repeats: Annotated[
+        int, typer.Option(min=1, help="Ask the judge (each juror) K times; report self-consistency.")
+    ] = 1,
+    jury_file: Path | None = None,
 ) -> None:
     """Judge every row of DATA with TASK's judge into a run directory: jurist judge TASK DATA --out DIR.
 
-    The config names the judge (default: the task's offline baseline). Rerunning resumes.
+    The config names the judge (default: the task's offline baseline), or is a jury file
+    (docs/juries.md) or a cascade file (docs/cascades.md). Rerunning resumes.
 
     Failed items are recorded with their raw answers and never scored.
     """
     task, positional, values = task_and_arguments(arguments, ("DATA",), "judge")
     if out is None:
         raise typer.BadParameter("give the run directory: --out DIR", param_hint="--out")
-    run = task.judge(
-        positional[0], out, judge, task.options(values), retry_failed=retry_failed, progress=progress
+    tracking = Tracking.from_options(
+        enabled=mlflow, tracking_uri=mlflow_uri, experiment=mlflow_experiment, configs=[judge]
     )
-    for line in task.summary_lines(run):
+    if jury_file is not None and is_cascade_file(jury_file):
+        if repeats > 1:
+            raise typer.BadParameter(
+                "a cascade is not repeated; make a stage a jury file", param_hint="--repeats"
+            )
+        run = judge_cascade(
+            task,
+            positional[0],
+            jury_file,
+            out=out,
+            options=task.options(values),
+            overrides=overrides_of(judge),
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+    elif jury_file is not None or repeats > 1:
+        run = judge_panel(
+            task,
+            positional[0],
+            jury_file or judge,
+            out=out,
+            options=task.options(values),
+            repeats=repeats,
+            overrides=overrides_of(judge) if jury_file is not None else None,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+    else:
+        from jurist.report.html import write_run_views
+
+        options = task.options(values)
+        run = task.judge(positional[0], out, judge, options, retry_failed=retry_failed, progress=progress)
+        write_run_views(task, run.run_dir, run.scores, options)
+    lines = [*task.summary_lines(run), *panel_lines(run.summary), *cascade_lines(run.summary)]
+    html = run.run_dir / "report.html"
+    if html.is_file() and not any("report.html" in line for line in lines):
+        # Next to the Markdown report's line, where a task prints one.
+        markdown = [i for i, line in enumerate(lines) if line.rstrip().endswith("report.md")]
+        lines.insert(markdown[0] + 1 if markdown else len(lines), f"html report: {html}")
+    for line in lines:
         typer.echo(line)
     failed = failed_count(run.summary)
     if failed:
@@ -86,6 +152,9 @@ def judge_command(
             f"{failed} item(s) failed (recorded with their raw answers; --retry-failed judges them again)",
             err=True,
         )
+    if tracking is not None:
+        typer.echo(tracking.log_run(run.run_dir).describe(), err=True)
+    if failed:
         raise typer.Exit(int(ExitCode.FAILED_ITEMS))
 
 

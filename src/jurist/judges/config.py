@@ -21,6 +21,24 @@ from jurist.errors import ConfigError
 BASELINE = "baseline"
 
 
+class MlflowSettings(BaseModel):
+    """Where runs made with a judge config are logged to MLflow (the config's ``mlflow:`` key).
+
+    An empty mapping (``mlflow: {}``) turns logging on with the defaults. The command line
+    (``--mlflow-uri``, ``--mlflow-experiment``) and the ``MLFLOW_TRACKING_URI`` /
+    ``MLFLOW_EXPERIMENT_NAME`` variables take precedence over these fields.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    tracking_uri: str | None = None
+    """The MLflow tracking URI (``http://host:5000``, ``sqlite:///mlflow.db``, a directory);
+    ``None`` leaves it to ``MLFLOW_TRACKING_URI`` or MLflow's own default."""
+
+    experiment: str | None = None
+    """The MLflow experiment to log into; ``None`` means the task's name."""
+
+
 class JudgeConfig(BaseModel):
     """How to run a judge: which model, through which engine, with which limits."""
 
@@ -78,6 +96,11 @@ class JudgeConfig(BaseModel):
     program: Path | None = None
     """Path of a compiled-program artifact (from ``jurist optimize``) to run instead of the
     uncompiled judge."""
+
+    mlflow: MlflowSettings | None = Field(default=None, exclude=True)
+    """Log every run made with this config to MLflow (see :class:`MlflowSettings`). It says
+    where results are sent, not how the judge answers: it is in no dump of the config, so it
+    never changes :meth:`fingerprint`, the response cache, a run's manifest or an artifact."""
 
     _source: Path | None = PrivateAttr(default=None)
 

@@ -474,6 +474,26 @@ def cache_salt(config: JudgeConfig) -> int:
     return int.from_bytes(digest[:6], "big") * 1000
 
 
+REPEAT_SALT_STRIDE = 1000 << 48
+"""Added to the cache salt per repeat after the first: above every :func:`cache_salt` value, so
+no repeat shares entries with another repeat or another server."""
+
+_repeat: contextvars.ContextVar[int] = contextvars.ContextVar("jurist_repeat", default=1)
+
+
+@contextmanager
+def repeat_salt(index: int) -> Iterator[None]:
+    """LMs built in this context (:func:`build_lm`) answer as the ``index``-th repeat (1, 2, ...)
+    of their config: repeat ``k`` adds ``(k - 1) * REPEAT_SALT_STRIDE`` to the rollout id, so
+    repeats are asked of the provider instead of served each other's cached answers. Repeat 1
+    adds nothing: its cache key is that of a run without repeats."""
+    token = _repeat.set(index)
+    try:
+        yield
+    finally:
+        _repeat.reset(token)
+
+
 _KEY_VARIABLES = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
@@ -579,7 +599,7 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
         kwargs["api_base"] = config.api_base
     if key:
         kwargs["api_key"] = key
-    salt = cache_salt(config)
+    salt = cache_salt(config) + (_repeat.get() - 1) * REPEAT_SALT_STRIDE
     if salt:
         kwargs["rollout_id"] = salt
     try:

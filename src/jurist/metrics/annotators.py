@@ -8,6 +8,13 @@ two votes to say anything about agreement and is left out otherwise. Labels are 
   pairs of distinct annotators of item ``i`` who chose the same label.
 - :func:`fleiss_kappa`: Fleiss' κ, with the per-item agreement for a varying number of votes.
 - :func:`krippendorff_alpha_nominal`: Krippendorff's α for nominal data (missing votes allowed).
+- :func:`krippendorff_alpha_interval`: Krippendorff's α for interval data (scores).
+- :func:`mean_item_sd`: the mean within-item standard deviation of numeric votes.
+
+Bootstrap intervals resample items: :func:`nominal_cells` and :func:`interval_cells` give one
+row of additive per-item counts, and the ``*_from_cells`` statistics turn summed rows (one per
+resample) into the statistics above, so
+:func:`jurist.metrics.gold_agreement.bootstrap_ci` can resample them without a loop.
 """
 
 from __future__ import annotations
@@ -15,13 +22,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
+import numpy as np
+
 __all__ = [
     "annotator_agreement",
     "fleiss_kappa",
+    "fleiss_kappa_from_cells",
+    "interval_cells",
     "judge_annotator_agreement",
+    "krippendorff_alpha_interval",
+    "krippendorff_alpha_interval_from_cells",
     "krippendorff_alpha_nominal",
+    "krippendorff_alpha_nominal_from_cells",
     "majority_label",
+    "mean_item_sd",
+    "mean_item_sd_from_cells",
+    "nominal_cells",
     "pairwise_agreement",
+    "pairwise_agreement_from_cells",
 ]
 
 Ratings = Sequence[Sequence[Hashable | None]]
@@ -174,3 +192,173 @@ def annotator_agreement(
             judged = list(verdicts) if suffix == "_3" else _two_option(verdicts)
             row[f"judge_annotator_agreement{suffix}"] = judge_annotator_agreement(votes, judged)
     return row
+
+
+# ---------------------------------------------------------------------- interval data and item cells
+
+
+def _numeric_votes(ratings: Sequence[Sequence[float | None]]) -> list[list[float]]:
+    """Each item's present numeric votes, items with at least two of them."""
+    items = [[float(vote) for vote in item if vote is not None] for item in ratings]
+    return [item for item in items if len(item) >= 2]
+
+
+def nominal_cells(ratings: Ratings, labels: Sequence[Hashable] | None = None) -> np.ndarray:
+    """One row of additive counts per item with at least two votes, for nominal agreement.
+
+    Row ``i`` is ``[P_i, 1, a_i, t_i, d_i, n_i1, ..., n_iK]``: with ``n_ik`` the item's votes for
+    label ``k`` and ``n_i`` its votes, ``a_i = Σ_k n_ik (n_ik − 1)`` (agreeing ordered pairs),
+    ``t_i = n_i (n_i − 1)`` (all ordered pairs), ``P_i = a_i / t_i``, and
+    ``d_i = (n_i² − Σ_k n_ik²) / (n_i − 1)`` (the item's off-diagonal share of Krippendorff's
+    coincidence matrix). Summing rows (over all items, or over a bootstrap resample) gives what
+    :func:`fleiss_kappa_from_cells`, :func:`pairwise_agreement_from_cells` and
+    :func:`krippendorff_alpha_nominal_from_cells` need.
+
+    Args:
+        ratings: One list of votes per item (``None`` for a missing vote).
+        labels: The label order of the ``n_ik`` columns (default: the labels seen, sorted as text).
+
+    Examples:
+        >>> nominal_cells([["1", "1", "2"], ["2", None]]).tolist()
+        [[0.3333333333333333, 1.0, 2.0, 6.0, 2.0, 2.0, 1.0]]
+    """
+    items = _votes(ratings)
+    order = list(labels) if labels is not None else sorted({v for item in items for v in item}, key=str)
+    index = {label: k for k, label in enumerate(order)}
+    cells = np.zeros((len(items), 5 + len(order)))
+    for row, item in enumerate(items):
+        counts = np.zeros(len(order))
+        for vote in item:
+            counts[index[vote]] += 1
+        n = float(len(item))
+        agreeing = float((counts * (counts - 1)).sum())
+        cells[row, :5] = [
+            agreeing / (n * (n - 1)),
+            1.0,
+            agreeing,
+            n * (n - 1),
+            (n * n - (counts**2).sum()) / (n - 1),
+        ]
+        cells[row, 5:] = counts
+    return cells
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
+
+
+def fleiss_kappa_from_cells(sums: np.ndarray) -> np.ndarray:
+    """Fleiss' κ of summed :func:`nominal_cells` rows (the last axis; any leading axes).
+
+    ``P̄ = Σ_i P_i / Σ_i 1``, ``p_k = Σ_i n_ik / Σ_i n_i``, ``P_e = Σ_k p_k²`` and
+    ``κ = (P̄ − P_e) / (1 − P_e)``, as :func:`fleiss_kappa`; NaN where ``P_e = 1`` or no item.
+    """
+    sums = np.asarray(sums, dtype=float)
+    observed = _ratio(sums[..., 0], sums[..., 1])
+    totals = sums[..., 5:]
+    votes = totals.sum(axis=-1)
+    shares = totals / np.where(votes > 0, votes, 1.0)[..., None]
+    expected = (shares**2).sum(axis=-1)
+    kappa = _ratio(observed - expected, 1.0 - expected)
+    return np.where((votes > 0) & (expected < 1.0 - 1e-12), kappa, np.nan)
+
+
+def pairwise_agreement_from_cells(sums: np.ndarray) -> np.ndarray:
+    """Pairwise percent agreement ``Σ_i a_i / Σ_i t_i`` of summed :func:`nominal_cells` rows."""
+    sums = np.asarray(sums, dtype=float)
+    return _ratio(sums[..., 2], sums[..., 3])
+
+
+def krippendorff_alpha_nominal_from_cells(sums: np.ndarray) -> np.ndarray:
+    """Krippendorff's nominal α of summed :func:`nominal_cells` rows.
+
+    With ``n_c = Σ_i n_ic`` and ``n = Σ_c n_c``: ``α = 1 − Σ_i d_i / ((n² − Σ_c n_c²) / (n − 1))``,
+    as :func:`krippendorff_alpha_nominal`; NaN where every vote is one label or ``n ≤ 1``.
+    """
+    sums = np.asarray(sums, dtype=float)
+    totals = sums[..., 5:]
+    n = totals.sum(axis=-1)
+    expected = _ratio(n * n - (totals**2).sum(axis=-1), n - 1.0)
+    alpha = 1.0 - _ratio(sums[..., 4], expected)
+    return np.where((n > 1) & (expected > 1e-12), alpha, np.nan)
+
+
+def interval_cells(ratings: Sequence[Sequence[float | None]]) -> np.ndarray:
+    """One row of additive sums per item with at least two numeric votes, for interval agreement.
+
+    Row ``i`` is ``[d_i, m_i, s1_i, s2_i, sd_i, 1]``: the item's ``m_i`` votes ``x``, their sum
+    ``s1_i = Σ x`` and sum of squares ``s2_i = Σ x²``, ``d_i = Σ_{u≠v} (x_u − x_v)² / (m_i − 1)``
+    (over ordered pairs of its votes), and ``sd_i`` their sample standard deviation.
+
+    Examples:
+        >>> interval_cells([[1, 3, None], [2]]).tolist()
+        [[8.0, 2.0, 4.0, 10.0, 1.4142135623730951, 1.0]]
+    """
+    items = _numeric_votes(ratings)
+    cells = np.zeros((len(items), 6))
+    for row, item in enumerate(items):
+        values = np.asarray(item)
+        m = float(len(values))
+        sample_variance = float(values.var(ddof=1))
+        cells[row] = [
+            2.0 * m * sample_variance,
+            m,
+            values.sum(),
+            (values**2).sum(),
+            sample_variance**0.5,
+            1.0,
+        ]
+    return cells
+
+
+def krippendorff_alpha_interval_from_cells(sums: np.ndarray) -> np.ndarray:
+    """Krippendorff's interval α of summed :func:`interval_cells` rows.
+
+    With ``n = Σ_i m_i``, ``S1 = Σ_i s1_i`` and ``S2 = Σ_i s2_i``: the observed disagreement is
+    ``D_o = Σ_i d_i / n`` and the expected one, over all ordered pairs of pairable votes,
+    ``D_e = 2 (n S2 − S1²) / (n (n − 1))``; ``α = 1 − D_o / D_e`` (Krippendorff 2011, with the
+    squared difference as the interval metric). NaN where every vote is the same number.
+    """
+    sums = np.asarray(sums, dtype=float)
+    n = sums[..., 1]
+    spread = 2.0 * (n * sums[..., 3] - sums[..., 2] ** 2)
+    alpha = 1.0 - _ratio((n - 1.0) * sums[..., 0], spread)
+    return np.where((n > 1) & (spread > 1e-9 * np.maximum(1.0, n * sums[..., 3])), alpha, np.nan)
+
+
+def mean_item_sd_from_cells(sums: np.ndarray) -> np.ndarray:
+    """The mean within-item standard deviation ``Σ_i sd_i / Σ_i 1`` of summed :func:`interval_cells` rows."""
+    sums = np.asarray(sums, dtype=float)
+    return _ratio(sums[..., 4], sums[..., 5])
+
+
+def krippendorff_alpha_interval(ratings: Sequence[Sequence[float | None]]) -> float:
+    """Krippendorff's α for interval data (numbers; missing votes allowed).
+
+    ``α = 1 − D_o / D_e`` with ``δ(c, k) = (c − k)²``:
+    ``D_o = (1/n) Σ_i Σ_{u≠v} (x_iu − x_iv)² / (m_i − 1)`` over the ordered pairs of each item's
+    ``m_i ≥ 2`` votes, and ``D_e = (1 / (n (n − 1))) Σ_{u≠v} (x_u − x_v)²`` over all ordered
+    pairs of the ``n`` pairable votes (Krippendorff 2011, "Computing Krippendorff's
+    Alpha-Reliability"). NaN when no item has two votes or every vote is the same number.
+
+    Examples:
+        >>> round(krippendorff_alpha_interval([[1, 1, 2], [2, 2, 2], [1, 1, 1]]), 4)
+        0.6
+    """
+    cells = interval_cells(ratings)
+    if not len(cells):
+        return float("nan")
+    return float(krippendorff_alpha_interval_from_cells(cells.sum(axis=0)))
+
+
+def mean_item_sd(ratings: Sequence[Sequence[float | None]]) -> float:
+    """The mean, over items with at least two numeric votes, of their votes' sample standard
+    deviation ``sqrt(Σ (x − x̄)² / (m_i − 1))``: how far one item's scores spread. NaN without items.
+
+    Examples:
+        >>> mean_item_sd([[1, 3], [2, 2, 2], [5]])
+        0.7071067811865476
+    """
+    cells = interval_cells(ratings)
+    return float(cells[:, 4].mean()) if len(cells) else float("nan")

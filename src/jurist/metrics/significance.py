@@ -3,7 +3,7 @@
 ``scores_a[i]`` and ``scores_b[i]`` are two systems' scores on item ``i`` (e.g. per-text
 entity F1 of a baseline and of an LLM judge). Implemented with the standard library and
 numpy only, so that scoring needs no SciPy; the tests check the p-values against SciPy's
-``ttest_rel`` and ``wilcoxon``.
+``ttest_rel``, ``wilcoxon`` and ``binomtest`` (McNemar's exact test of paired right/wrong).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "paired_t_test", "significance_test", "wilcoxon_signed_rank"]
+__all__ = ["bootstrap_ci", "mcnemar_exact", "paired_t_test", "significance_test", "wilcoxon_signed_rank"]
 
 TestType = Literal["paired_t", "wilcoxon", "bootstrap"]
 
@@ -173,6 +173,52 @@ def wilcoxon_signed_rank(scores_a: Sequence[float], scores_b: Sequence[float]) -
         "zeros": zeros,
         "method": method,
     }
+
+
+def mcnemar_exact(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> dict[str, Any]:
+    """McNemar's exact test of two judges' paired right/wrong on the same items, two-sided.
+
+    Only the discordant pairs count: ``b`` items that judge A got right and B wrong, ``c``
+    items that A got wrong and B right, ``n = b + c``. Under the null hypothesis (both are
+    right equally often) ``b ~ Binomial(n, 1/2)``, so
+
+    ``p = min(1, 2 · Σ_{k=0}^{min(b, c)} C(n, k) / 2^n)``
+
+    (the exact binomial test of ``b`` out of ``n`` at 1/2; summed in log space, so it stays
+    accurate for any ``n``). ``statistic`` is ``min(b, c)``; ``difference`` is
+    ``(b - c) / N`` over all ``N`` pairs, the accuracy of A minus that of B. ``p`` is
+    ``None`` when no pair is discordant (the judges are right on exactly the same items).
+
+    Raises:
+        ValueError: The sequences differ in length or are empty.
+    """
+    if len(correct_a) != len(correct_b):
+        raise ValueError(f"paired tests need equal lengths, got {len(correct_a)} and {len(correct_b)}")
+    if not len(correct_a):
+        raise ValueError("paired tests need at least one pair of results")
+    right_a = np.asarray(correct_a, dtype=bool)
+    right_b = np.asarray(correct_b, dtype=bool)
+    b = int(np.count_nonzero(right_a & ~right_b))
+    c = int(np.count_nonzero(~right_a & right_b))
+    n = b + c
+    result: dict[str, Any] = {
+        "statistic": min(b, c),
+        "b": b,
+        "c": c,
+        "n": int(len(right_a)),
+        "difference": (b - c) / len(right_a),
+        "method": "exact",
+    }
+    if n == 0:
+        return {**result, "p_value": None}
+    low = min(b, c)
+    log_terms = [
+        math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0)
+        for k in range(low + 1)
+    ]
+    top = max(log_terms)
+    tail = math.exp(top) * math.fsum(math.exp(term - top) for term in log_terms)
+    return {**result, "p_value": min(1.0, 2.0 * tail)}
 
 
 def bootstrap_ci(

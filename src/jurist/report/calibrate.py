@@ -1,4 +1,6 @@
-"""The calibration leaderboard as Markdown (CI logs, PRs, README) and CSV/JSON (machines)."""
+"""The calibration leaderboard as Markdown (CI logs, PRs, README), CSV/JSON (machines) and a
+self-contained HTML page (``leaderboard.html``: agreement bars with interval whiskers, the
+leaderboard, per-class precision and recall, gates)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.atomic import atomic_write_text
+from jurist.report.figures import Figure
 from jurist.report.jsonout import dumps
 from jurist.report.markdown import fmt, table
 
@@ -20,6 +23,8 @@ __all__ = [
     "CalibrationThresholds",
     "GateCheck",
     "calibration_csv",
+    "calibration_figures",
+    "calibration_html",
     "calibration_markdown",
     "write_calibration",
 ]
@@ -332,12 +337,148 @@ def calibration_csv(calibration: Calibration) -> str:
     return calibration.leaderboard.to_csv(index=False)
 
 
+_AGREEMENT = (
+    ("accuracy", "Accuracy against gold", "accuracy", "judgments equal to the gold label / judged items"),
+    ("kappa", "Cohen's kappa against gold", "kappa", "agreement beyond chance: (p_o - p_e) / (1 - p_e)"),
+    ("auroc", "AUROC against gold", "AUROC", "how well the judge's score separates the gold classes"),
+)
+
+
+def _bar(row: dict[str, Any], name: str, several_datasets: bool) -> dict[str, Any]:
+    label = f"{row['judge']} · {row['dataset']}" if several_datasets else str(row["judge"])
+    bar: dict[str, Any] = {"label": label, "value": _clean(row.get(name)), "group": str(row["dataset"])}
+    low, high = _clean(row.get(f"{name}_low")), _clean(row.get(f"{name}_high"))
+    if low is not None and high is not None:
+        bar.update(low=low, high=high)
+    return bar
+
+
+def calibration_figures(calibration: Calibration) -> list[Figure]:
+    """Bars of each judge's agreement with gold (accuracy, kappa, AUROC where any judge has
+    it, and the task's own figures with intervals), one bar per (dataset, judge), with the
+    bootstrap interval as a whisker."""
+    rows = calibration.leaderboard.to_dict(orient="records")
+    if not rows:
+        return []
+    several = len({row["dataset"] for row in rows}) > 1
+    level = int(100 * calibration.settings.get("confidence", 0.95))
+    whiskers = f"Whiskers: {level}% bootstrap interval."
+    figures = []
+    for name, title, axis, meaning in _AGREEMENT:
+        if all(_missing(row.get(name)) for row in rows):
+            continue
+        limits = {"ylim": [0, 1.05]} if name in {"accuracy", "auroc"} else {}
+        figures.append(
+            Figure(
+                kind="bars",
+                title=title,
+                data={"bars": [_bar(row, name, several) for row in rows], "ylabel": axis, **limits},
+                caption=f"{axis.capitalize()}: {meaning}. {whiskers} Colour: gold dataset.",
+            )
+        )
+    for name in _task_metrics(rows):
+        label = name.replace("_", " ")
+        figures.append(
+            Figure(
+                kind="bars",
+                title=label,
+                data={"bars": [_bar(row, name, several) for row in rows], "ylabel": label},
+                caption=f"The task's own figure {label}. {whiskers}",
+            )
+        )
+    return figures
+
+
+def _cell(row: dict[str, Any], name: str) -> dict[str, str]:
+    value = _clean(row.get(name))
+    return {"text": _ci(row, name), "sort": "" if value is None else repr(float(value))}
+
+
+def _failed(row: dict[str, Any]) -> str:
+    rate = _clean(row.get("failed_rate"))
+    return f"{_number(row.get('failed'))} ({fmt(100 * (rate or 0.0), 1)}%)"
+
+
+def _natural(label: Any) -> tuple[int, float, str]:
+    text = str(label)
+    try:
+        return (0, float(text), text)
+    except ValueError:
+        return (1, 0.0, text)
+
+
+def calibration_html(calibration: Calibration) -> str:
+    """The calibration as one self-contained HTML page (``leaderboard.html``): agreement bars
+    with interval whiskers, the leaderboard, per-class precision and recall, and gates."""
+    from jurist.report.html import figure_blocks, render_template
+
+    rows = calibration.leaderboard.to_dict(orient="records")
+    settings = calibration.settings
+    with_auroc = any(not _missing(row.get("auroc")) for row in rows)
+    metrics = ["accuracy", "kappa", *(["auroc"] if with_auroc else []), *_task_metrics(rows)]
+    leaderboard = [
+        {
+            "dataset": row["dataset"],
+            "judge": row["judge"],
+            "model": row.get("model"),
+            "n_items": _number(row.get("items")),
+            "failed": _failed(row),
+            "metrics": [_cell(row, name) for name in metrics],
+            "tokens": _number(row.get("tokens_per_judgment")),
+            "cost": _cost(row.get("cost_per_judgment")),
+            "latency": _number(row.get("latency_s"), 3),
+        }
+        for row in rows
+    ]
+    classes = []
+    labels = calibration.by_label
+    for (dataset, judge), group in labels.groupby(["dataset", "judge"], sort=False):
+        recall = {r.label: r for r in group[group["side"] == "gold"].itertuples(index=False)}
+        precision = {r.label: r for r in group[group["side"] == "judge"].itertuples(index=False)}
+        for label in sorted(set(recall) | set(precision), key=_natural):
+            cells = []
+            for found in (precision.get(label), recall.get(label)):
+                if found is None:
+                    cells.append({"text": "n/a", "sort": ""})
+                    continue
+                interval = {"rate": found.rate, "rate_low": found.rate_low, "rate_high": found.rate_high}
+                text = f"{_ci(interval, 'rate')} ({found.agreed}/{found.n})"
+                rate = _clean(found.rate)
+                cells.append({"text": text, "sort": "" if rate is None else repr(float(rate))})
+            classes.append({"dataset": dataset, "judge": judge, "label": label, "cells": cells})
+    return render_template(
+        "calibration.html",
+        title=f"calibration · {calibration.task}",
+        task=calibration.task,
+        gold=", ".join(str(g) for g in settings.get("gold", [])),
+        judges=", ".join(str(j) for j in settings.get("judges", [])),
+        level=int(100 * settings.get("confidence", 0.95)),
+        resamples=settings.get("n_resamples"),
+        seed=settings.get("seed"),
+        figures=figure_blocks(calibration_figures(calibration)),
+        metrics=[name.replace("_", " ") if name != "auroc" else "AUROC" for name in metrics],
+        leaderboard=leaderboard,
+        classes=classes,
+        gates=[
+            {
+                "passed": check.passed,
+                "text": f"{check.gate} {check.threshold:g}: {check.judge} on {check.dataset} = "
+                + ("n/a" if check.value is None else f"{check.value:.3f}"),
+            }
+            for check in calibration.gates
+        ],
+        passed=calibration.passed,
+    )
+
+
 def write_calibration(calibration: Calibration, out_dir: str | Path) -> list[Path]:
-    """Write ``leaderboard.md``, ``leaderboard.csv``, ``by_label.csv`` and ``calibration.json``."""
+    """Write ``leaderboard.md``, ``leaderboard.html``, ``leaderboard.csv``, ``by_label.csv``
+    and ``calibration.json`` (each atomically, redacted)."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     written = {
         "leaderboard.md": calibration_markdown(calibration),
+        "leaderboard.html": calibration_html(calibration),
         "leaderboard.csv": calibration_csv(calibration),
         "by_label.csv": pd.DataFrame(calibration.by_label).to_csv(index=False),
         "calibration.json": dumps(calibration.to_dict()),

@@ -269,18 +269,12 @@ def write_rgb_report(path: str | Path, summary: dict[str, Any]) -> Path:
 
 def write_accuracy_chart(path: str | Path, summary: dict[str, Any]) -> Path:
     """A PNG of accuracy (%) against noise rate: noise robustness per language (solid lines)
-    and information integration (dashed).
+    and information integration (dashed), drawn with matplotlib's Agg backend (no display)."""
+    import matplotlib
 
-    Raises:
-        ImportError: matplotlib is not installed (``pip install 'jurist[plots]'``).
-    """
-    try:
-        import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("the chart needs matplotlib: pip install 'jurist[plots]'") from None
     tables = summary.get("tables", {})
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     ticks: set[float] = set()

@@ -245,6 +245,8 @@ def run_items(
     task: str,
     dataset: dict[str, Any],
     config: dict[str, Any],
+    task_source: str | None = None,
+    task_options: dict[str, Any] | None = None,
     total: int | None = None,
     concurrency: int = 8,
     retry_failed: bool = False,
@@ -260,6 +262,9 @@ def run_items(
         judge: The judge to call for each item.
         run_dir: The run directory; created if missing, resumed if it holds this run.
         task: The task name recorded in the manifest.
+        task_source: Where the task comes from (``built-in``, an entry point, or a YAML
+            file's path), recorded in the manifest so a viewer can find the task again.
+        task_options: The task's options as JSON-ready data, recorded in the manifest.
         dataset: ``{"path": ..., "sha256": ..., "items": ...}`` of the input data.
         config: The judge config as JSON-ready data (it never holds secrets).
         total: Number of items, for the progress bar's ETA.
@@ -284,6 +289,8 @@ def run_items(
             judge,
             run_path,
             task=task,
+            task_source=task_source,
+            task_options=task_options,
             dataset=dataset,
             config=config,
             total=total,
@@ -299,6 +306,8 @@ def _run_locked(
     run_path: Path,
     *,
     task: str,
+    task_source: str | None,
+    task_options: dict[str, Any] | None,
     dataset: dict[str, Any],
     config: dict[str, Any],
     total: int | None,
@@ -318,6 +327,8 @@ def _run_locked(
     program = program_identity(judge)
     manifest: dict[str, Any] = {
         **identity,
+        "task_source": task_source,
+        "task_options": task_options or {},
         "program": program,
         "dataset": dataset,
         "config": config,

@@ -14,7 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
-from jurist.tasks._registry import ENTRY_POINT_GROUP, get_task, register_task, task_names
+from jurist.tasks._registry import (
+    ENTRY_POINT_GROUP,
+    get_task,
+    register_task,
+    run_task,
+    task_names,
+    task_of_run,
+)
 from jurist.tasks._verbs import calibrate, judge, judge_specs, optimize, prompt, score
 
 
@@ -39,6 +46,8 @@ __all__ = [
     "optimize",
     "prompt",
     "register_task",
+    "run_task",
     "score",
     "task_names",
+    "task_of_run",
 ]

@@ -17,6 +17,10 @@ A task says, for one kind of judgment:
   for a config that names a model, or a compiled program from ``jurist optimize``;
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
   of :mod:`jurist.metrics`) and reported (:meth:`Task.report`);
+- how people look at its items (:meth:`Task.review`: which columns are the verdict, the
+  gold, the agreement and the confidence, and what label a person may give an item), the
+  plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
+  in ``jurist view`` become (:meth:`Task.gold_rows`);
 - the rows calibration compares against gold (:meth:`Task.calibration_row`);
 - the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
   whose metric has textual feedback for GEPA).
@@ -42,6 +46,8 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from jurist.errors import ConfigError
+from jurist.report.figures import Figure
+from jurist.report.review import Review
 from jurist.schemas import ItemResult
 from jurist.tasks._results import (
     JudgedItems,
@@ -143,6 +149,8 @@ class Task:
             found.append("optimize")
         if kind.program is not Task.program:
             found.append("prompt")
+        if kind.gold_rows is not Task.gold_rows:
+            found.append("label")
         return found
 
     # ------------------------------------------------------------------ reading
@@ -235,6 +243,8 @@ class Task:
                 judge,
                 out,
                 task=self.name,
+                task_source=_source_of(self),
+                task_options=options.model_dump(mode="json"),
                 dataset=description,
                 config=effective.model_dump(mode="json"),
                 total=description.get("items"),
@@ -261,10 +271,12 @@ class Task:
         """What ``jurist judge`` prints after a run: counts, usage and the headline figures."""
         summary = run.summary
         usage = summary.get("usage", {})
+        html = run.run_dir / "report.html"
         return [
             f"{summary.get('items', 0)} items: {summary.get('ok', 0)} scored, {summary.get('failed', 0)} "
             f"failed; {usage.get('calls', 0)} provider calls, {usage.get('cache_hits', 0)} cache hits",
             f"report: {run.run_dir / 'report.md'}",
+            *([f"html report: {html}"] if html.is_file() else []),
         ]
 
     def report(self, scores: Scores) -> str:
@@ -315,6 +327,34 @@ class Task:
                 write_exports(path, scores, iter_run_results(path))
         return scores
 
+    # ------------------------------------------------------------------ review
+
+    def review(self, options: BaseModel) -> Review:
+        """Which per-item columns people review: verdict, gold, agreement, confidence, and the
+        label a person may set (see :class:`~jurist.report.review.Review`)."""
+        return Review()
+
+    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
+        """The plots of a scored run (:class:`~jurist.report.figures.Figure`, numbers only).
+
+        The default draws what the :meth:`review` columns allow: a confusion matrix of
+        verdict against gold, ROC and reliability curves where there is a confidence, and
+        score distributions. A task adds its own (``super().figures(...) + [...]``).
+        """
+        from jurist.report.standard_figures import review_figures
+
+        return review_figures(scores.items, self.review(options))
+
+    def gold_rows(self, dataset: Any, labels: dict[str, Any], options: BaseModel) -> list[dict[str, Any]]:
+        """The rows of a gold file that ``calibrate`` and ``optimize`` read, with the labels
+        people set (item id -> label, already checked by the :meth:`review` label) in
+        place of the data's own gold.
+
+        Raises:
+            ConfigError: The task's items cannot be labelled one value at a time.
+        """
+        raise self.unsupported("export labels as gold (its items have no single label)")
+
     # ------------------------------------------------------------------ calibration
 
     def calibration_row(
@@ -364,3 +404,9 @@ class Task:
             "options": options,
             "verbs": self.verbs,
         }
+
+
+def _source_of(task: Task) -> str:
+    """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
+    path = Path(task.source)
+    return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source

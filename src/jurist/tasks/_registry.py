@@ -18,10 +18,20 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from jurist.errors import ConfigError
 from jurist.tasks._contract import Task
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "get_task", "register_task", "task_names"]
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "get_task",
+    "register_task",
+    "run_task",
+    "task_names",
+    "task_of_run",
+]
 
 ENTRY_POINT_GROUP = "jurist.tasks"
 
@@ -119,3 +129,42 @@ def get_task(name: str | Path | Task) -> Task:
 def task_names() -> list[str]:
     """Every registered task name: built-in, Python-registered and from installed packages."""
     return sorted({*BUILTIN, *_registered, *_entry_points()})
+
+
+def run_task(run_dir: str | Path) -> tuple[Task, BaseModel]:
+    """The task that judged the run in ``run_dir`` and the options it was judged with."""
+    import json
+
+    from jurist.runner import MANIFEST
+
+    task = task_of_run(run_dir)
+    manifest = json.loads((Path(run_dir) / MANIFEST).read_text(encoding="utf-8"))
+    return task, task.options(manifest.get("task_options") or {})
+
+
+def task_of_run(run_dir: str | Path) -> Task:
+    """The task that judged the run in ``run_dir`` (its manifest's task, or the YAML task file
+    the manifest names).
+
+    Raises:
+        RunDirectoryError: ``run_dir`` has no readable ``manifest.json``.
+        ConfigError: The task is no longer known (e.g. its YAML file was moved).
+    """
+    import json
+
+    from jurist.errors import RunDirectoryError
+    from jurist.runner import MANIFEST
+
+    path = Path(run_dir) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunDirectoryError(f"{path}: not a run directory's manifest ({exc})") from None
+    source = manifest.get("task_source")
+    if isinstance(source, str) and source.endswith((".yaml", ".yml")):
+        if not Path(source).is_file():
+            raise ConfigError(
+                f"the run's task file {source} is gone; pass the task file where it is now", field="task"
+            )
+        return Task.from_yaml(source)
+    return get_task(str(manifest.get("task")))

@@ -94,6 +94,10 @@ class JudgedItems(pd.DataFrame):
         return frame
 
 
+PARQUET_ROW_GROUP = 10_000
+"""Rows per row group of ``items.parquet``: a viewer reads one page's group, not the file."""
+
+
 def strict_json(value: Any, *, indent: int | None = 2, ensure_ascii: bool = True) -> str:
     """``value`` as strict JSON (``null``, never ``NaN``): :func:`jurist.report.jsonout.dumps`."""
     return dumps(value, indent=indent, ensure_ascii=ensure_ascii)
@@ -162,6 +166,9 @@ def write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) 
     for column in flat.columns:
         if flat[column].map(lambda v: isinstance(v, list | dict)).any():
             flat[column] = flat[column].map(lambda v: json.dumps(v, default=str) if v is not None else None)
-    atomic_write(run_dir / "items.parquet", lambda tmp: flat.to_parquet(tmp, index=False))
+    atomic_write(
+        run_dir / "items.parquet",
+        lambda tmp: flat.to_parquet(tmp, index=False, row_group_size=PARQUET_ROW_GROUP),
+    )
     atomic_write_text(run_dir / "summary.json", strict_json(redact_value(scores.summary)))
     atomic_write_text(run_dir / "report.md", scores.report)

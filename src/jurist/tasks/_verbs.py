@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from jurist.report.calibrate import (
     GateCheck,
     write_calibration,
 )
+from jurist.report.html import write_run_views
 from jurist.tasks._contract import JudgedItems, Scores, Task
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
@@ -57,36 +59,74 @@ def judge(
     options: dict[str, Any] | BaseModel | None = None,
     retry_failed: bool = False,
     progress: bool = True,
+    repeats: int = 1,
 ) -> JudgedItems:
     """Judge every row of ``data`` with a task's judge into a run directory.
 
     The config names the judge (``None``: the task's offline baseline). Running again into
     the same directory resumes: finished items are kept and not judged again. Failed items
-    are recorded with their raw answers and never scored.
+    are recorded with their raw answers and never scored. Next to the exports, the run
+    directory gets its HTML report (``report.html``, with ``figures.json`` and ``review.json``).
 
     Args:
         task: A registered name, a YAML task file, or a :class:`Task`.
         data: The rows to judge (``sample:NAME`` allowed).
-        config: A judge config, its YAML path, or ``None`` for the offline baseline.
+        config: A judge config, its YAML path, ``None`` for the offline baseline, a jury
+            file (``docs/juries.md``: each juror is judged into ``out/jurors/NAME``, the
+            jury's verdicts into ``out``), or a cascade file (``docs/cascades.md``: each stage
+            into ``out/stages/NAME`` on the items the one before was unsure of).
         out: The run directory (default: :func:`default_run_dir`).
         options: The task's options (``jurist tasks show TASK`` lists them).
         retry_failed: Judge items recorded as failed again.
         progress: Show a progress bar on stderr.
+        repeats: Ask the judge (each juror) this many times, into ``out/repeats/1..K``, and
+            aggregate the answers like a jury's.
 
     Returns:
         The per-item DataFrame; ``.run_dir``, ``.summary`` (as in ``summary.json``),
         ``.report`` (Markdown) and ``.extra`` tell the rest.
     """
     found = get_task(task)
+    task_options = found.options(options)
+    if _is_cascade(config):
+        from jurist.jury import judge_cascade
+
+        if repeats != 1:
+            raise ConfigError("a cascade is not repeated; make a stage a jury file instead", field="repeats")
+        cascade_run = judge_cascade(
+            found,
+            data,
+            str(config),
+            out=out,
+            options=task_options,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+        return JudgedItems.of(cascade_run)
+    if repeats != 1 or _is_jury(config):
+        from jurist.jury import judge_panel
+
+        panel_run = judge_panel(
+            found,
+            data,
+            config,
+            out=out,
+            options=task_options,
+            repeats=repeats,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+        return JudgedItems.of(panel_run)
     judge_config = _config(config)
     run = found.judge(
         data,
         out if out is not None else default_run_dir(found, data, judge_config),
         judge_config,
-        found.options(options),
+        task_options,
         retry_failed=retry_failed,
         progress=progress,
     )
+    write_run_views(found, run.run_dir, run.scores, task_options)
     return JudgedItems.of(run)
 
 
@@ -98,12 +138,32 @@ def score(
     options: dict[str, Any] | BaseModel | None = None,
     write: bool = False,
 ) -> Scores:
-    """Score a recorded run of a task (no model is called), with agreement against ``gold``."""
+    """Score a recorded run of a task (no model is called), with agreement against ``gold``.
+
+    With ``write`` and a run directory, the exports are written into it, and the HTML
+    report with its ``figures.json`` and ``review.json`` next to them.
+    """
     found = get_task(task)
-    return found.score(run, found.options(options), gold=gold, write=write)
+    task_options = found.options(options)
+    scores = found.score(run, task_options, gold=gold, write=write)
+    if write and Path(run).is_dir():
+        write_run_views(found, Path(run), scores, task_options)
+    return scores
 
 
 # ---------------------------------------------------------------------- calibrate
+
+
+def _is_cascade(source: Any) -> bool:
+    from jurist.jury import is_cascade_file
+
+    return is_cascade_file(source)
+
+
+def _is_jury(source: Any) -> bool:
+    from jurist.jury import is_jury_file
+
+    return is_jury_file(source)
 
 
 def _name_of(source: str | Path | JudgeConfig | None) -> str:
@@ -117,17 +177,31 @@ def _name_of(source: str | Path | JudgeConfig | None) -> str:
 def judge_specs(configs: Sequence[str | Path | JudgeConfig | JudgeSpec | None]) -> list[JudgeSpec]:
     """Judges from config files (``baseline`` or ``None`` for the offline baseline), named
     after their files (or models), or given as :class:`JudgeSpec`; repeated names get
-    ``-2``, ``-3``, ... An empty list gives the baseline alone."""
+    ``-2``, ``-3``, ... An empty list gives the baseline alone. A jury file gives a jury
+    (:class:`jurist.jury.JurySpec`: a leaderboard row for the jury and one per juror); a
+    cascade file a cascade (:class:`jurist.jury.CascadeSpec`: chosen thresholds, a row for the
+    cascade and one per stage)."""
     specs: list[JudgeSpec] = []
     seen: dict[str, int] = {}
     for source in configs or [None]:
+        if _is_cascade(source):
+            from jurist.jury import cascade_spec
+
+            source = cascade_spec(str(source))
+        elif _is_jury(source):
+            from jurist.jury import jury_spec
+
+            source = jury_spec(str(source))
         if isinstance(source, JudgeSpec):
             name, config = source.name, source.config
         else:
             config = _config(None if source is None or str(source) == "baseline" else source)
             name = _name_of(source)
         seen[name] = seen.get(name, 0) + 1
-        specs.append(JudgeSpec(name if seen[name] == 1 else f"{name}-{seen[name]}", config))
+        unique = name if seen[name] == 1 else f"{name}-{seen[name]}"
+        specs.append(
+            replace(source, name=unique) if isinstance(source, JudgeSpec) else JudgeSpec(unique, config)
+        )
     return specs
 
 
@@ -164,6 +238,7 @@ def calibrate(
     seed: int = 0,
     progress: bool = False,
     write: bool = True,
+    target_agreement: float | None = None,
 ) -> Calibration:
     """Run every judge on every gold file and compare each with the gold labels.
 
@@ -183,13 +258,17 @@ def calibrate(
         confidence: Confidence level of the intervals.
         seed: Seed of the bootstrap.
         progress: Show the runner's progress bars.
-        write: Write ``leaderboard.md``, ``leaderboard.csv``, ``by_label.csv`` and
-            ``calibration.json`` into ``out``.
+        write: Write ``leaderboard.md``, ``leaderboard.html``, ``leaderboard.csv``,
+            ``by_label.csv`` and ``calibration.json`` into ``out``.
+        target_agreement: The agreement with gold a cascade's thresholds must reach (instead
+            of its file's ``target_agreement``); the choice is in ``settings["cascades"]``.
 
     Raises:
         ConfigError: The task cannot be calibrated, or a config is invalid.
         InputError: A gold file is malformed or holds no gold label.
     """
+    from jurist.jury import CascadeSpec, JurySpec, calibration_rows, cascade_calibration_rows
+
     found = get_task(task)
     if "calibrate" not in found.verbs:
         raise found.unsupported("be calibrated (it has no gold labels to compare with)")
@@ -209,9 +288,22 @@ def calibrate(
     rows, tables = [], []
     for path in gold:
         for spec in specs:
-            row, by_label = found.calibration_row(path, spec, out_dir, settings, progress)
-            rows.append(row)
-            tables.append(by_label)
+            if isinstance(spec, CascadeSpec):
+                continue  # its thresholds are chosen on every gold file at once, below
+            if isinstance(spec, JurySpec):
+                found_rows = calibration_rows(found, path, spec, out_dir, settings, progress)
+            else:
+                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress)]
+            for row, by_label in found_rows:
+                rows.append(row)
+                tables.append(by_label)
+    for spec in specs:
+        if isinstance(spec, CascadeSpec):
+            found_rows = cascade_calibration_rows(
+                found, list(gold), spec, out_dir, settings, progress, target_agreement
+            )
+            rows += [row for row, _ in found_rows]
+            tables += [by_label for _, by_label in found_rows]
     leaderboard = pd.DataFrame(rows)
     extra = sorted(c for c in leaderboard.columns if c not in LEADERBOARD_COLUMNS)
     leaderboard = leaderboard.reindex(columns=LEADERBOARD_COLUMNS + extra)

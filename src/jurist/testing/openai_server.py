@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections import Counter, deque
@@ -139,6 +140,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     # The default backlog of 5 drops connections when many clients connect at once.
     request_queue_size = 1024
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up mid-reply (a judge that stopped its run) is not an error of
+        the server; anything else is printed, as the standard library does."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class OpenAICompatibleServer:

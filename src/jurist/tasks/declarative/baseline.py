@@ -5,7 +5,9 @@ Rules are Python regular expressions, tried in order with ``re.search``:
 - label, labels, score, bool: the first rule whose pattern is found gives the verdict
   (searched in the rule's ``field``, or in every input joined by blank lines); when none
   matches, ``default``. With ``output.confidence``, the confidence is the rule's
-  ``confidence``, else 1.0 for ``true`` and 0.0 for ``false``.
+  ``confidence``, else 1.0 for ``true`` and 0.0 for ``false``. The output's ``rule`` is the
+  number (from 1) of the rule that gave the verdict, or ``None`` when no rule matched and the
+  verdict is the default (a cascade sends those items on: ``docs/cascades.md``).
 - pairwise: every rule whose pattern is found in a response adds its numeric ``value``
   to that response's score; the higher score wins. Equal scores give ``default``:
   ``tie``, ``A`` or ``B`` (the first or second position shown), ``longer`` or
@@ -46,12 +48,13 @@ class RuleJudge:
         for index, (rule, pattern) in enumerate(zip(self.baseline.rules, self.patterns, strict=True)):
             text = inputs[rule.field] if rule.field else "\n\n".join(str(inputs[name]) for name in names)
             if pattern.search(text):
-                return self._output(rule.value, f"rule {index + 1} matched: {rule.pattern}", rule.confidence)
-        return self._output(self.baseline.default, "no rule matched: default", None)
+                reason = f"rule {index + 1} matched: {rule.pattern}"
+                return self._output(rule.value, reason, rule.confidence, index + 1)
+        return self._output(self.baseline.default, "no rule matched: default", None, None)
 
-    def _output(self, value: Any, reason: str, confidence: float | None) -> dict[str, Any]:
+    def _output(self, value: Any, reason: str, confidence: float | None, rule: int | None) -> dict[str, Any]:
         verdict = check_verdict(self.spec.output, value)
-        output: dict[str, Any] = {"verdict": verdict, "reasoning": reason, "confidence": None}
+        output: dict[str, Any] = {"verdict": verdict, "reasoning": reason, "confidence": None, "rule": rule}
         if self.spec.output.confidence:
             output["confidence"] = check_confidence(confidence if confidence is not None else float(verdict))
         return output

@@ -154,7 +154,8 @@ def summarize_items(
 
 
 def gold_columns(spec: TaskFile, items: pd.DataFrame, gold: str | Path | None) -> pd.DataFrame:
-    """The per-item table with ``gold`` and ``correct`` columns (score: ``abs_error``) when gold is known."""
+    """The per-item table with ``gold`` and ``correct`` columns when gold is known (score: also
+    ``abs_error``; ``correct`` is then the exact agreement)."""
     if spec.gold is None or gold is None or items.empty:
         return items
     gold_rows = read_gold(spec, gold)
@@ -177,6 +178,9 @@ def gold_columns(spec: TaskFile, items: pd.DataFrame, gold: str | Path | None) -
     table["abs_error" if spec.kind == "score" else "correct"] = pd.Series(
         correct, index=table.index, dtype=object
     )
+    if spec.kind == "score":
+        exact = [None if error is None else error == 0 for error in correct]
+        table["correct"] = pd.Series(exact, index=table.index, dtype=object)
     return table
 
 

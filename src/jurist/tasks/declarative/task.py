@@ -16,6 +16,8 @@ from pydantic import BaseModel
 
 from jurist.datasets.io import iter_records
 from jurist.errors import ConfigError
+from jurist.report.figures import Figure
+from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
 from jurist.tasks._contract import Scores, Task, json_ready, write_exports
@@ -214,6 +216,30 @@ class DeclarativeTask(Task):
             with run_lock(path):
                 write_exports(path, scores, iter_run_results(path))
         return scores
+
+    # ------------------------------------------------------------------ review
+
+    def review(self, options: BaseModel) -> Review:
+        from jurist.tasks.declarative.figures import review_of
+
+        return review_of(self.spec)
+
+    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
+        """The standard plots of the review columns (not for pairwise, whose items are orders:
+        its confusion is of the rows' verdicts) and the figures of the output kind."""
+        from jurist.tasks.declarative.figures import kind_figures
+
+        standard = super().figures(scores, options) if self.spec.kind != "pairwise" else []
+        return standard + kind_figures(self.spec, scores.items, scores.summary)
+
+    def gold_rows(
+        self, dataset: DeclarativeDataset, labels: dict[str, Any], options: BaseModel
+    ) -> list[dict[str, Any]]:
+        """The data rows with the task's gold column set to people's labels (see
+        :func:`~jurist.tasks.declarative.figures.gold_file_rows`)."""
+        from jurist.tasks.declarative.figures import gold_file_rows
+
+        return gold_file_rows(self.spec, dataset, labels)
 
     # ------------------------------------------------------------------ calibration and optimization
 

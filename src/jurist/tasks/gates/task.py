@@ -21,10 +21,13 @@ from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.programs.gates import ClaimJudge, verdict_from_prediction
+from jurist.report.figures import Figure
 from jurist.report.jsonout import dumps
+from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text
 from jurist.tasks.gates.claims import ClaimItems, claim_baseline_judge, collect_claims, score_traces_judged
+from jurist.tasks.gates.figures import REVIEW, gates_figures
 from jurist.tasks.gates.options import GatesOptions, as_gates_options, gold_of, thresholds_of
 from jurist.tasks.gates.scoring import gate_verdict, score_traces, scores_of
 
@@ -147,6 +150,13 @@ class GatesTask(Task):
             gold_of(opts, gold), run, thresholds=thresholds_of(opts), refusal_token=opts.refusal_token
         )
         return scores_of(report)
+
+    def review(self, options: BaseModel) -> Review:
+        return REVIEW
+
+    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
+        """The gates against their thresholds, the trace outcomes, and the rates."""
+        return gates_figures(scores.summary)
 
     def report(self, scores: Scores) -> str:
         from jurist.report.gates import render_markdown

@@ -26,7 +26,8 @@ class ClassificationScorer:
         self.sec_pred: list[list[str]] = []
 
     def add(self, entry: HeritageGoldEntry, output: HeritageOutput, row: dict[str, Any]) -> None:
-        """Score one text's type into ``row`` (gold, predicted, correct); texts without gold are skipped."""
+        """Score one text's type into ``row`` (gold, predicted, correct as 1.0/0.0 and as
+        ``type_agrees``); texts without gold are skipped."""
         if "classification" not in output.tasks or not output.classification or not entry.type_classification:
             return
         self.y_true.append(entry.type_classification.primary_type)
@@ -36,6 +37,7 @@ class ClassificationScorer:
         row["gold_type"] = self.y_true[-1]
         row["pred_type"] = self.y_pred[-1]
         row["type_correct"] = float(self.y_true[-1] == self.y_pred[-1])
+        row["type_agrees"] = self.y_true[-1] == self.y_pred[-1]
 
     def summarize(self) -> tuple[dict[str, Any] | None, dict[str, float | None]]:
         """``(summary["classification"], headline figures)``; ``(None, {})`` when no type was scored."""

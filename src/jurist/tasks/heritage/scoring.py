@@ -126,8 +126,8 @@ def score_heritage(
     Args:
         results: A run directory or a ``results.jsonl`` exported from one.
         gold: The heritage gold file (default: the one the run was made from).
-        write: For a run directory, write ``results.jsonl``, ``items.csv``, ``mentions.csv``,
-            ``targets.csv``, ``summary.json`` and ``report.md`` into it.
+        write: For a run directory, write ``results.jsonl``, ``items.csv`` and ``items.parquet``,
+            ``mentions.csv``, ``targets.csv``, ``summary.json`` and ``report.md`` into it.
         k_values: K of linking Hits@K.
         retrieval_k: K of NDCG/P/R@K.
         similarity: Optional ``f(question, answer) -> [0, 1]`` (e.g. embedding cosine) for
@@ -212,6 +212,7 @@ def score_heritage(
     if write and path.is_dir():
         for name, frame in (("items.csv", items), ("mentions.csv", mentions), ("targets.csv", targets)):
             atomic_write(path / name, partial(frame.to_csv, index=False))
+        atomic_write(path / "items.parquet", partial(items.to_parquet, index=False, row_group_size=10_000))
         atomic_write_text(path / "summary.json", dumps(summary))
         write_report(path / "report.md", summary, failed)
     return HeritageScores(items=items, summary=summary, report=report, mentions=mentions, targets=targets)

@@ -21,12 +21,15 @@ from jurist.judges.judge import Judge
 from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
 from jurist.programs.heritage import HeritageProgram
 from jurist.programs.heritage_baseline import FuzzyLinker
+from jurist.report.figures import Figure
 from jurist.report.heritage import render_comparison, render_report
+from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.heritage.calibration import calibrate_subtask
 from jurist.tasks.heritage.compare import compare_heritage
+from jurist.tasks.heritage.figures import heritage_figures, heritage_review, type_gold_rows
 from jurist.tasks.heritage.judging import (
     ALL_TASKS,
     check_tasks,
@@ -236,6 +239,13 @@ class HeritageTask(Task):
             text += "\n" + render_comparison(scores.summary["comparison"], run_a, run_b)
         return text
 
+    def review(self, options: BaseModel) -> Review:
+        return heritage_review(self.setup(options).tasks, labelled=False)
+
+    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
+        """Each scored sub-task's plots and the target table (see :mod:`jurist.tasks.heritage.figures`)."""
+        return heritage_figures(scores.summary)
+
     def summary_lines(self, run: JudgeRun) -> list[str]:
         lines = super().summary_lines(run)[:1]
         for row in run.summary["targets"]:
@@ -316,6 +326,16 @@ class HeritageClassificationTask(_SubTask):
 
     def optimization(self, options: BaseModel) -> HeritageAdapter:
         return HeritageClassificationAdapter(float(getattr(options, "category_credit", 0.5)))
+
+    def review(self, options: BaseModel) -> Review:
+        return heritage_review(self.setup(options).tasks, labelled=True)
+
+    def gold_rows(
+        self, dataset: HeritageGold, labels: dict[str, Any], options: BaseModel
+    ) -> list[dict[str, Any]]:
+        """The gold entries with people's custodian types (see
+        :func:`~jurist.tasks.heritage.figures.type_gold_rows`)."""
+        return type_gold_rows(dataset, labels)
 
 
 class HeritageLinkingTask(_SubTask):

@@ -10,11 +10,9 @@ won (against how often gold prefers the longer one).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from jurist.datasets.pairwise import load_pairs
@@ -22,44 +20,25 @@ from jurist.datasets.preference_shapes import NoMajority
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label
-from jurist.metrics.pairwise import length_bias
 from jurist.runner import call_blocking
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
-    bootstrap,
     dataset_name,
     judge_run_dir,
     per_class_columns,
-    ratio,
     run_results,
     usage_columns,
 )
-from jurist.tasks.pairwise.lengths import token_counter
+from jurist.tasks.pairwise.bias import pair_bias
 from jurist.tasks.pairwise.run import judge_pairwise
 
-
-def pairwise_records(judged: pd.DataFrame) -> pd.DataFrame:
-    """One record per ordered comparison, in :mod:`jurist.metrics.pairwise`'s format."""
-    rows = []
-    for pair in judged.itertuples(index=False):
-        for order, first, second, choice in (
-            ("12", "response_1", "response_2", pair.choice_12),
-            ("21", "response_2", "response_1", pair.choice_21),
-        ):
-            rows.append(
-                {
-                    "index": str(pair.id),
-                    "A": first,
-                    "B": second,
-                    "answer1": getattr(pair, first),
-                    "answer2": getattr(pair, second),
-                    "choice": choice if isinstance(choice, str) else None,
-                    "status": "ok" if isinstance(choice, str) else "failed",
-                    "order": order,
-                }
-            )
-    return pd.DataFrame(rows)
+BIAS_COLUMNS = (
+    *("position_1_rate", "position_1_rate_low", "position_1_rate_high", "position_bias"),
+    *("longer_win_rate", "longer_win_rate_low", "longer_win_rate_high"),
+    *("gold_longer_rate", "length_bias", "length_bias_abs"),
+)
+"""The leaderboard columns from :func:`~jurist.tasks.pairwise.bias.pair_bias`."""
 
 
 def calibration_row(
@@ -114,35 +93,10 @@ def calibration_row(
     for metric in ("accuracy", "kappa"):
         for suffix in ("", "_low", "_high"):
             row_out[metric + suffix] = float(pooled[metric + suffix])
-    # Position: share of decisive (A/B) judgments, both orders, that chose the first position.
-    cells = np.array(
-        [
-            [
-                sum(c == "A" for c in (a, b)),
-                sum(c in ("A", "B") for c in (a, b)),
-            ]
-            for a, b in zip(labelled["choice_12"], labelled["choice_21"], strict=True)
-        ],
-        dtype=np.float64,
-    ).reshape(-1, 2)
-    rate, low, high = bootstrap(cells, lambda c: ratio(c[:, 0], c[:, 1]), settings)
-    row_out.update(position_1_rate=rate, position_1_rate_low=low, position_1_rate_high=high)
-    row_out["position_bias"] = abs(rate - 0.5) if not math.isnan(rate) else NAN
-    count, unit = token_counter()
-    records = pairwise_records(labelled)
-    bias = length_bias(records, count, n_resamples=settings["n_resamples"], seed=settings["seed"])
-    row_out.update(
-        longer_win_rate=bias.rate, longer_win_rate_low=bias.ci_low, longer_win_rate_high=bias.ci_high
-    )
-    decided = [
-        (count(r1) > count(r2)) == (g == "1")
-        for r1, r2, g in zip(labelled["response_1"], labelled["response_2"], labelled["gold"], strict=True)
-        if g in ("1", "2") and count(r1) != count(r2)
-    ]
-    row_out["gold_longer_rate"] = sum(decided) / len(decided) if decided else NAN
-    row_out["length_bias"] = row_out["longer_win_rate"] - row_out["gold_longer_rate"]
-    row_out["length_bias_abs"] = abs(row_out["length_bias"])
-    settings.setdefault("length_unit", unit)
+    bias = pair_bias(labelled, settings)
+    for name in BIAS_COLUMNS:
+        row_out[name] = bias[name]
+    settings.setdefault("length_unit", bias["length_unit"])
     by_label = agreement_by_label(
         [str(g) for g in complete["gold"]],
         [str(v) for v in complete["verdict"]],

@@ -25,11 +25,12 @@ from jurist.report.pairwise import (
     write_pairs_agreement,
     write_pairwise_scores,
 )
-from jurist.runner import Item
-from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready
+from jurist.runner import Item, iter_run_results
+from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready, write_exports
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration
+from jurist.tasks.pairwise.figures import PairwiseReview, with_agreement
 from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
 from jurist.tasks.pairwise.optimization import PairwiseAdapter
 from jurist.tasks.pairwise.options import PairwiseGoldOptions, PairwiseOptions
@@ -52,7 +53,7 @@ def _num_options(options: BaseModel) -> int:
 
 def _agreement_scores(result: PairsAgreement, extra: dict[str, Any]) -> Scores:
     return Scores(
-        items=result.judged,
+        items=with_agreement(result.judged),
         summary=json_ready(agreement_summary(result)),
         report=pairs_agreement_markdown(result),
         extra={**extra, "agreement": result},
@@ -81,6 +82,13 @@ def _record_scores(scores: PairwiseScores, extra: dict[str, Any]) -> Scores:
     )
 
 
+def _write_run(run_dir: Path, scores: Scores) -> None:
+    """A run directory's exports, as every task writes them: ``results.jsonl``, the per-item
+    table (``items.csv``, ``items.parquet``: one row per pair, or per SubEval comparison),
+    ``summary.json`` and ``report.md``; SubEval's own tables are written next to them."""
+    write_exports(run_dir, scores, iter_run_results(run_dir))
+
+
 def _one(task: Task, run: str | Path | list[Path]) -> Path:
     if isinstance(run, list):
         if len(run) != 1:
@@ -89,7 +97,7 @@ def _one(task: Task, run: str | Path | list[Path]) -> Path:
     return Path(run)
 
 
-class PairwiseTask(Task):
+class PairwiseTask(PairwiseReview):
     """SubEval (DevBench): which of two responses is better, asked in both orders.
 
     ``judge`` takes a SubEval table (every model against a reference model, or all pairs)
@@ -189,7 +197,7 @@ class PairwiseTask(Task):
             seed=options.seed,
         )
         scores = _run_scores(run)
-        atomic_write_text(run.run_dir / "summary.json", dumps(scores.summary))
+        _write_run(run.run_dir, scores)
         return JudgeRun(run_dir=run.run_dir, scores=scores)
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
@@ -229,7 +237,7 @@ class PairwiseTask(Task):
             scores = _run_scores(rescored)
             if write:
                 targets.append(rescored.run_dir)
-                atomic_write_text(rescored.run_dir / "summary.json", dumps(scores.summary))
+                _write_run(rescored.run_dir, scores)
         else:
             records = score_pairwise_records(
                 path,
@@ -263,7 +271,7 @@ class PairwiseTask(Task):
         return PairwiseAdapter(_num_options(options))
 
 
-class PairwiseGoldTask(Task):
+class PairwiseGoldTask(PairwiseReview):
     """The offline pairwise baseline on pairs files with gold labels, in both orders, per dataset.
 
     ``score`` takes one or more pairs files (LLMBar ``dataset.json``, JSONL, CSV, ...): each
@@ -293,6 +301,14 @@ class PairwiseGoldTask(Task):
         "consistency_rate": "pairs with the same verdict in both orders",
     }
     Options = PairwiseGoldOptions
+
+    def read(self, path: str | Path, options: BaseModel) -> PairwiseData:
+        """Read a pairs file (any shape ``load_pairs`` knows, with the ``map`` and ``split_vote`` options)."""
+        assert isinstance(options, PairwiseGoldOptions)
+        data = read_pairwise(resolve_input(path), mapping=options.map, split_vote=options.split_vote)
+        if data.kind != "pairs":
+            raise InputError("task 'pairwise-gold' reads pairs files, not SubEval tables", path=data.path)
+        return data
 
     def baseline(self, options: BaseModel) -> Judge:
         return baseline_judge(_num_options(options))

@@ -204,7 +204,9 @@ def agreement(items: pd.DataFrame, gold: pd.DataFrame) -> dict[str, Any]:
     gold label (AUROC) or an undefined prediction (RMSE) the same way, without counting them;
     here ``excluded[figure]`` counts the rows per reason.
     """
-    table = items.reindex(columns=[*items.columns, *(c for c in _ITEM_COLUMNS if c not in items)])
+    # A table that already holds gold columns (a scored run's items.parquet) is joined afresh.
+    own = [c for c in items.columns if c == "id" or c not in gold.columns]
+    table = items[own].reindex(columns=[*own, *(c for c in _ITEM_COLUMNS if c not in own)])
     joined = table.merge(gold, on="id", how="outer", indicator=True)
     ok = joined["status"] == "ok"
     common = [

@@ -14,12 +14,15 @@ from jurist.datasets.ragbench import load_ragbench
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.programs.ragbench import RagbenchJudge
+from jurist.report.figures import Figure
 from jurist.report.ragbench import render_report
+from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import JudgeRun, Scores, Task
+from jurist.tasks._contract import JudgeRun, Scores, Task, write_exports
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, scoring
+from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
 from jurist.tasks.ragbench.optimization import RagbenchAdapter
 
 
@@ -80,12 +83,23 @@ class RagbenchTask(Task):
         write: bool = False,
     ) -> Scores:
         """Score a recorded run; without ``gold``, against the gold labels of the file the run
-        judged (as ``jurist judge`` scored it), when that file is still there."""
+        judged (as ``jurist judge`` scored it), when that file is still there. With gold, the
+        per-item table also holds the gold columns
+        (:func:`~jurist.tasks.ragbench.figures.with_gold_columns`)."""
         if gold is None and not isinstance(run, list):
             recorded = run_info_dataset(Path(run))
             if recorded is not None and recorded.is_file():
                 gold = recorded
-        return super().score(run, options, gold=gold, write=write)
+        scores = super().score(run, options, gold=gold, write=False)
+        if gold is not None:
+            scores.items = with_gold_columns(scores.items, scoring.gold_table(gold))
+        path = Path(run[0] if isinstance(run, list) else run)
+        if write and path.is_dir():
+            from jurist.runner import iter_run_results, run_lock
+
+            with run_lock(path):
+                write_exports(path, scores, iter_run_results(path))
+        return scores
 
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         return scoring.summarize(items, gold)
@@ -113,6 +127,14 @@ class RagbenchTask(Task):
 
     def report(self, scores: Scores) -> str:
         return render_report(scores.summary, scores.items[scores.items["status"] == "failed"])
+
+    def review(self, options: BaseModel) -> Review:
+        return REVIEW
+
+    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
+        """The confusion of adherence against gold, the TRACe histograms, the hallucination ROC
+        and the TRACe scores against gold (see :mod:`jurist.tasks.ragbench.figures`)."""
+        return super().figures(scores, options) + ragbench_figures(scores.items, scores.summary)
 
     def calibration_row(
         self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool

@@ -136,7 +136,7 @@ def run_rgb_suite(
         limit: Only the first ``limit`` rows of every file.
         answer_check: ``original`` (RGB's check only) or ``improved`` (jurist's figures are
             added next to RGB's, never in their place).
-        chart: Write ``accuracy_vs_noise.png`` (needs matplotlib: ``pip install 'jurist[plots]'``).
+        chart: Write ``accuracy_vs_noise.png`` (when a noise or integration set ran).
         retry_failed: Answer and judge items recorded as failed again.
         progress: Show progress bars on stderr.
         log: Called with one line per run started and per note (e.g. ``print``).
@@ -240,11 +240,7 @@ def run_rgb_suite(
         )
     chart_path = None
     if chart and summary["tables"]["noise_robustness"] | summary["tables"]["integration"]:
-        try:
-            chart_path = write_accuracy_chart(out / "accuracy_vs_noise.png", summary)
-        except ImportError as exc:
-            notes.append(f"chart skipped: {exc}")
-            say(notes[-1])
+        chart_path = write_accuracy_chart(out / "accuracy_vs_noise.png", summary)
     summary["chart"] = str(chart_path) if chart_path else None
     summary["notes"] = notes
     atomic_write_text(out / "summary.json", dumps(summary, ensure_ascii=False))

@@ -21,11 +21,20 @@ from jurist.programs.rgb import (
     rejection_postprocess,
 )
 from jurist.programs.rgb_baseline import keyword_error_detection, keyword_rejection
+from jurist.report.figures import Figure
+from jurist.report.review import Review
 from jurist.report.rgb import render_rgb_report, render_rgb_scores
-from jurist.runner import Item
-from jurist.tasks._contract import JudgeRun, Scores, Task
+from jurist.runner import Item, iter_run_results, run_lock
+from jurist.tasks._contract import JudgeRun, Scores, Task, write_exports
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.rgb.calibration import calibrate_rgb_judge
+from jurist.tasks.rgb.figures import (
+    judgment_gold_rows,
+    judgment_review,
+    predictions_figures,
+    suite_figures,
+    with_gold_labels,
+)
 from jurist.tasks.rgb.judges import RGB_JUDGE_LABELS, RGB_JUDGE_TASKS, JudgeKind, make_rgb_judge
 from jurist.tasks.rgb.judgments import judgment_items, read_judgments, summarize_judgments
 from jurist.tasks.rgb.optimization import RGBErrorDetectionAdapter, RGBJudgmentAdapter, RGBRejectionAdapter
@@ -180,6 +189,12 @@ class RGBTask(Task):
         summary: Any = scores.summary
         return render_rgb_scores(summary) if isinstance(summary, list) else render_rgb_report(summary)
 
+    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
+        """A suite: accuracy against noise rate, rejection and counterfactual robustness;
+        prediction files: accuracy against noise rate (see :mod:`jurist.tasks.rgb.figures`)."""
+        summary: Any = scores.summary
+        return predictions_figures(summary) if isinstance(summary, list) else suite_figures(summary)
+
 
 class RGBJudgmentTask(Task):
     """The shared part of the Rej* and ED* tasks: judge answers, score against gold yes/no labels."""
@@ -210,6 +225,33 @@ class RGBJudgmentTask(Task):
 
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         return summarize_judgments(self.kind, items, gold)
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
+    ) -> Scores:
+        """Score a recorded run; with ``gold``, the per-item table also holds the gold label
+        (``gold_<label>``) and ``agrees`` (see :func:`~jurist.tasks.rgb.figures.with_gold_labels`)."""
+        scores = super().score(run, options, gold=gold, write=False)
+        if gold is not None:
+            scores.items = with_gold_labels(self.kind, scores.items, read_judgments(gold))
+        path = Path(run[0] if isinstance(run, list) else run)
+        if write and path.is_dir():
+            with run_lock(path):
+                write_exports(path, scores, iter_run_results(path))
+        return scores
+
+    def review(self, options: BaseModel) -> Review:
+        return judgment_review(self.kind)
+
+    def gold_rows(self, dataset: Any, labels: dict[str, Any], options: BaseModel) -> list[dict[str, Any]]:
+        """The answers with people's yes/no labels in the judge's label field (see
+        :func:`~jurist.tasks.rgb.figures.judgment_gold_rows`)."""
+        return judgment_gold_rows(self.kind, dataset, labels)
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         summary = run.summary

@@ -1,0 +1,147 @@
+"""A jury in ``jurist calibrate``: a leaderboard row for the jury and one per juror, and the
+weights calibration can write back into a copy of the jury file.
+
+The jury's row is the task's own calibration row (its ``calibration_row`` hook), computed on the
+jury's run: the hook judges through the task's ``judge``, which here runs the jury. Each juror's
+run is kept where its own leaderboard row (``JURY/JUROR``) reads it, so every juror is judged
+once and the jury's row costs no further call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from jurist.errors import ConfigError
+from jurist.judges.config import JudgeConfig
+from jurist.jury.config import Jury, load_jury, write_weighted_copy
+from jurist.jury.panel import Panel, jury_panel
+from jurist.jury.run import check_task, run_panel
+from jurist.tasks._contract import JudgeRun, Task
+from jurist.tasks.calibration_rows import JudgeSpec, dataset_name, judge_run_dir
+
+__all__ = [
+    "JurySpec",
+    "calibration_rows",
+    "jury_spec",
+    "log_odds_weight",
+    "weighted_copy_path",
+    "write_weights",
+]
+
+ACCURACY_CLIP = (0.01, 0.99)
+"""The accuracy range a weight is computed from: a perfect juror gets a finite weight."""
+
+
+@dataclass(frozen=True)
+class JurySpec(JudgeSpec):
+    """A jury among a calibration's judges. Its ``config`` only stands for the jury (model
+    ``jury/FINGERPRINT``, the first juror's ``mlflow`` key) and is never run."""
+
+    jury: Jury
+
+
+def jury_spec(path: str | Path, name: str | None = None) -> JurySpec:
+    """The calibration judge of a jury file (named after the file unless ``name`` is given)."""
+    jury = load_jury(path)
+    tracking = next((juror.config.mlflow for juror in jury.jurors if juror.config.mlflow is not None), None)
+    stand_in = JudgeConfig(model=f"jury/{jury.fingerprint()}", mlflow=tracking).with_source(path)
+    return JurySpec(name or jury.name, stand_in, jury)
+
+
+def _juror_specs(spec: JurySpec) -> dict[str, JudgeSpec]:
+    return {juror.name: JudgeSpec(f"{spec.name}/{juror.name}", juror.config) for juror in spec.jury.jurors}
+
+
+def _judging_with(task: Task, panel: Panel) -> Task:
+    """``task``, except that its ``judge`` hook runs ``panel`` (so the task's own calibration
+    row is computed on the panel's run)."""
+
+    def judge(
+        self: Task,
+        data: str | Path,
+        out: str | Path,
+        config: JudgeConfig,
+        options: BaseModel,
+        *,
+        retry_failed: bool = False,
+        progress: bool = True,
+    ) -> JudgeRun:
+        return run_panel(task, panel, data, Path(out), options, retry_failed=retry_failed, progress=progress)
+
+    kind = type(type(task).__name__, (type(task),), {"judge": judge, "__doc__": type(task).__doc__})
+    clone: Task = object.__new__(kind)
+    clone.__dict__.update(vars(task))
+    return clone
+
+
+def calibration_rows(
+    task: Task, gold: str | Path, spec: JurySpec, out: Path, settings: dict[str, Any], progress: bool
+) -> list[tuple[dict[str, Any], pd.DataFrame]]:
+    """The jury's leaderboard row on one gold file, then one row per juror (``JURY/JUROR``).
+
+    Raises:
+        ConfigError: The task cannot have a jury (see :func:`jurist.jury.run.check_task`).
+    """
+    dataset = dataset_name(gold)
+    jurors = _juror_specs(spec)
+    panel = jury_panel(
+        spec.jury, run_dirs={name: judge_run_dir(out, s) / dataset for name, s in jurors.items()}
+    )
+    options = settings.get("options") or task.options()
+    check_task(task, options, panel)
+    row, table = _judging_with(task, panel).calibration_row(gold, spec, out, settings, progress)
+    row["model"] = f"jury of {', '.join(jurors)} ({spec.jury.aggregate})"
+    rows = [(row, table)]
+    for juror in jurors.values():
+        rows.append(task.calibration_row(gold, juror, out, settings, progress))
+    return rows
+
+
+def log_odds_weight(accuracy: float) -> float:
+    """A juror's weight from its accuracy on gold: ``max(0, ln(p / (1 − p)))`` with ``p`` the
+    accuracy clipped to :data:`ACCURACY_CLIP`. A juror no better than a coin gets 0 (its vote no
+    longer counts); for independent jurors on yes/no verdicts these weights make the weighted
+    majority the most accurate vote (Nitzan and Paroush 1982).
+
+    Examples:
+        >>> round(log_odds_weight(0.75), 4), log_odds_weight(0.4), round(log_odds_weight(1.0), 4)
+        (1.0986, 0.0, 4.5951)
+    """
+    low, high = ACCURACY_CLIP
+    p = min(max(float(accuracy), low), high)
+    return max(0.0, math.log(p / (1.0 - p)))
+
+
+def write_weights(spec: JurySpec, leaderboard: pd.DataFrame, target: str | Path) -> dict[str, float]:
+    """Each juror's weight from its leaderboard rows (accuracy pooled over the gold files by
+    items), written into a copy of the jury file at ``target``; returns the weights.
+
+    Raises:
+        ConfigError: A juror has no accuracy on gold, or no juror is better than a coin.
+    """
+    weights: dict[str, float] = {}
+    for name, juror in _juror_specs(spec).items():
+        rows = leaderboard[leaderboard["judge"] == juror.name]
+        known = rows[rows["accuracy"].notna() & (rows["items"] > 0)]
+        if known.empty:
+            raise ConfigError(
+                f"juror {name!r} has no accuracy on the gold files; no weights written", field="jury"
+            )
+        accuracy = float((known["accuracy"] * known["items"]).sum() / known["items"].sum())
+        weights[name] = log_odds_weight(accuracy)
+    if not any(weights.values()):
+        raise ConfigError("no juror agrees with gold more often than not; no weights written", field="jury")
+    write_weighted_copy(spec.jury, weights, target)
+    return weights
+
+
+def weighted_copy_path(spec: JurySpec, out: str | Path) -> Path:
+    """Where ``jurist calibrate --write-weights`` writes a jury's weighted copy:
+    ``OUT/JURY.weighted.yaml``."""
+    return Path(out) / f"{spec.name}.weighted.yaml"

@@ -1,0 +1,244 @@
+"""How a panel's run is shown: its Markdown section, its figures, the lines ``jurist judge``
+prints, and the review columns of its votes.
+
+Every number comes from the panel's section of the summary (:mod:`jurist.jury.run`); nothing
+here computes a statistic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel
+
+from jurist.report.figures import Figure
+from jurist.report.review import Review
+from jurist.tasks._contract import Scores, Task
+
+__all__ = ["PanelViews", "panel_figures", "panel_lines", "section_markdown"]
+
+_STATISTICS = (
+    ("pairwise_agreement", "pairwise agreement"),
+    ("fleiss_kappa", "Fleiss' κ"),
+    ("krippendorff_alpha", "Krippendorff's α"),
+    ("mean_item_sd", "mean within-item SD"),
+)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _fmt(value: Any) -> str:
+    if _missing(value):
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.0f}" if value.is_integer() and (value == 0 or abs(value) > 1) else f"{value:.3f}"
+    return str(value)
+
+
+def _interval(value: Any, low: Any, high: Any) -> str:
+    if _missing(value):
+        return "n/a"
+    if _missing(low) or _missing(high):
+        return _fmt(value)
+    return f"{_fmt(value)} [{_fmt(low)}, {_fmt(high)}]"
+
+
+def _gold(entry: Mapping[str, Any] | None) -> str:
+    if not entry:
+        return "n/a"
+    return _interval(entry.get("rate"), entry.get("low"), entry.get("high")) + f" (n={entry.get('n')})"
+
+
+def _agreement(section: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    if section.get("kind") == "jury":
+        return "agreement among jurors", section.get("agreement") or {}
+    return "self-consistency across repeats", section.get("self_consistency") or {}
+
+
+def _figure_rows(section: Mapping[str, Any]) -> list[str]:
+    """The headline figures shared by members and the panel, one row each, with intervals."""
+    columns = [member.get("figures") or {} for member in section.get("members") or []]
+    columns.append((section.get("aggregated") or {}).get("figures") or {})
+    names: list[str] = []
+    for figures in columns:
+        names += [name for name in figures if name not in names]
+    rows = []
+    for name in names:
+        if name.endswith(("_low", "_high")):
+            continue
+        cells = [_interval(f.get(name), f.get(f"{name}_low"), f.get(f"{name}_high")) for f in columns]
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def section_markdown(section: Mapping[str, Any]) -> str:
+    """The Markdown section of a panel: members against the panel, agreement, votes."""
+    kind = section.get("kind")
+    members = list(section.get("members") or [])
+    word = "jurors" if kind == "jury" else "repeats"
+    weighted = " (weighted)" if section.get("weights") else ""
+    title = (
+        f"## jury: {section.get('aggregate')}{weighted} of {len(members)} jurors ({section.get('name')})"
+        if kind == "jury"
+        else f"## repeats: {len(members)} asks of {section.get('name')}, {section.get('aggregate')}"
+    )
+    names = [str(member.get("name")) for member in members]
+    header = "| | " + " | ".join(names) + f" | {kind} |"
+    lines = [
+        title,
+        "",
+        f"Votes on `{section.get('verdict')}`; each of the {word} is its own run directory.",
+        "",
+    ]
+    lines += [header, "|---" * (len(names) + 2) + "|"]
+    if any(member.get("weight") is not None for member in members):
+        lines.append("| weight | " + " | ".join(_fmt(member.get("weight")) for member in members) + " | |")
+    lines.append("| model | " + " | ".join(str(member.get("model")) for member in members) + " | |")
+    aggregated = section.get("aggregated") or {}
+    gold = [_gold(member.get("gold")) for member in members] + [_gold(aggregated.get("gold"))]
+    lines.append("| agreement with gold | " + " | ".join(gold) + " |")
+    if any(member.get("self_consistency") for member in members):
+        cells = []
+        for member in members:
+            inner = member.get("self_consistency") or {}
+            cells.append(
+                _interval(
+                    inner.get("fleiss_kappa"), inner.get("fleiss_kappa_low"), inner.get("fleiss_kappa_high")
+                )
+            )
+        lines.append("| self-consistency κ | " + " | ".join(cells) + " | |")
+    lines += _figure_rows(section)
+    heading, figures = _agreement(section)
+    scale = figures.get("scale", "nominal")
+    lines += [
+        "",
+        f"### {heading} ({figures.get('items', 0)} items with two votes or more; {scale} scale)",
+        "",
+        "| statistic | value | 95% interval |",
+        "|---|---|---|",
+    ]
+    for key, label in _STATISTICS:
+        if key in figures:
+            suffix = f" ({scale})" if key == "krippendorff_alpha" else ""
+            low, high = figures.get(f"{key}_low"), figures.get(f"{key}_high")
+            span = "n/a" if _missing(low) or _missing(high) else f"[{_fmt(low)}, {_fmt(high)}]"
+            lines.append(f"| {label}{suffix} | {_fmt(figures.get(key))} | {span} |")
+    pairs = section.get("pairs") or []
+    if pairs:
+        lines += ["", "| pair | items | agreement |", "|---|---|---|"]
+        lines += [f"| {p['a']} – {p['b']} | {p['n']} | {_fmt(p['agreement'])} |" for p in pairs]
+    votes = section.get("votes") or {}
+    lines += [
+        "",
+        f"Votes: {votes.get('unanimous', 0)} of {votes.get('items', 0)} items unanimous, "
+        f"{votes.get('split', 0)} split, {votes.get('decided_by_order', 0)} decided by {word[:-1]} order "
+        f"(the first {word[:-1]} in order who voted, or the earliest voter among tied verdicts); "
+        f"{votes.get('partial', 0)} with fewer "
+        f"than {len(members)} votes (a member failed); {votes.get('no_votes', 0)} without any vote (failed).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def panel_figures(section: Mapping[str, Any]) -> list[Figure]:
+    """The panel's figures: each member's and the panel's agreement with gold (when the task
+    reports one), and the agreement statistics among members, each with its interval."""
+    kind = str(section.get("kind"))
+    members = list(section.get("members") or [])
+    found = []
+    aggregated = section.get("aggregated") or {}
+    word = "juror" if kind == "jury" else "repeat"
+    entries = [(str(m.get("name")), m.get("gold"), word) for m in members]
+    entries.append((kind, aggregated.get("gold"), kind))
+    bars = [
+        {"label": name, "value": gold["rate"], "low": gold["low"], "high": gold["high"], "group": group}
+        for name, gold, group in entries
+        if gold
+    ]
+    if bars:
+        found.append(
+            Figure(
+                kind="bars",
+                title=f"Agreement with gold: each {word} and the {kind}",
+                data={"bars": bars, "ylabel": "agreement with gold", "ylim": [0, 1]},
+                caption=(
+                    f"Share of answered items whose verdict agrees with gold, with 95% Wilson intervals; "
+                    f"the last bar is the {kind}'s {section.get('aggregate')} verdict."
+                ),
+            )
+        )
+    heading, figures = _agreement(section)
+    statistics = [
+        {
+            "label": label,
+            "value": figures.get(key),
+            "low": figures.get(f"{key}_low"),
+            "high": figures.get(f"{key}_high"),
+        }
+        for key, label in _STATISTICS
+        if key in figures and not _missing(figures.get(key))
+    ]
+    if statistics:
+        found.append(
+            Figure(
+                kind="bars",
+                title=heading[0].upper() + heading[1:],
+                data={"bars": statistics, "ylabel": "value"},
+                caption=(
+                    f"Over {figures.get('items', 0)} items with two votes or more; 95% bootstrap intervals "
+                    "resampling items. Krippendorff's α is on the "
+                    f"{figures.get('scale', 'nominal')} scale."
+                ),
+            )
+        )
+    return found
+
+
+def panel_lines(summary: Any) -> list[str]:
+    """What ``jurist judge`` prints about a panel's run, after the task's own lines (none when
+    the run is not a panel's)."""
+    if not isinstance(summary, Mapping):
+        return []
+    section = summary.get("jury") or summary.get("repeats")
+    if not isinstance(section, Mapping) or "members" not in section:
+        return []
+    heading, figures = _agreement(section)
+    members = list(section.get("members") or [])
+    stats = ", ".join(
+        f"{label} {_interval(figures.get(key), figures.get(f'{key}_low'), figures.get(f'{key}_high'))}"
+        for key, label in _STATISTICS
+        if key in figures
+    )
+    lines = [f"{section.get('kind')} of {len(members)} ({section.get('aggregate')}): {heading}: {stats}"]
+    gold = [(str(m.get("name")), m.get("gold")) for m in members]
+    gold.append((str(section.get("kind")), (section.get("aggregated") or {}).get("gold")))
+    if any(entry for _, entry in gold):
+        lines.append(
+            "agreement with gold: "
+            + ", ".join(f"{name} {_fmt(entry['rate']) if entry else 'n/a'}" for name, entry in gold)
+        )
+    return lines
+
+
+class PanelViews(Task):
+    """A task as a panel's run shows it: the task's review with the vote columns added, and
+    the task's figures followed by the panel's (:func:`panel_figures`)."""
+
+    def __init__(self, task: Task, section: Mapping[str, Any]) -> None:
+        self.task = task
+        self.section = section
+        self.name = task.name
+        self.description = task.description
+        self.source = task.source
+
+    def review(self, options: BaseModel) -> Review:
+        review = self.task.review(options)
+        kind = self.section.get("kind")
+        return replace(review, columns=(*review.columns, f"{kind}_votes", f"{kind}_voters", f"{kind}_tie"))
+
+    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
+        return [*self.task.figures(scores, options), *panel_figures(self.section)]

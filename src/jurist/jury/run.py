@@ -1,0 +1,462 @@
+"""Judging with a panel: every member into its own run directory, then the panel's verdicts into
+the panel's run directory, an ordinary run of the task.
+
+Each member is run by the task's own ``judge`` hook (resumable on its own, sharing the response
+cache). The panel's run holds, per item, the output of a member whose verdict is the panel's
+(for a mean or median, that output with the verdict replaced) plus the votes under the key
+``jury`` or ``repeats`` (``votes``: member -> verdict, ``null`` for a member that failed;
+``voters``; ``source``: whose output it is; ``tie``: member order decided), with the usage,
+raw answers and LM calls of every member. So ``task.score(DIR)`` scores the panel with the
+task's own scoring, and the HTML report and ``jurist view`` read it like any run. An item every
+member failed on is a failed item. The panel's run is rebuilt from its members' runs on every
+call (it costs no model call), so a member resumed later is reflected in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from jurist.datasets.samples import resolve_input
+from jurist.errors import ConfigError, RunDirectoryError
+from jurist.judges.judge import JudgeFailure, Judgment
+from jurist.judges.lm import repeat_salt
+from jurist.jury.aggregate import Vote, decide, is_number, is_one_value
+from jurist.jury.agreement import agreement_figures, gold_rate, headline, member_pairs
+from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
+from jurist.jury.report import PanelViews, section_markdown
+from jurist.report.html import write_run_views
+from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, iter_run_results, run_items, run_lock
+from jurist.schemas import ItemResult, LMCall, Usage
+from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready
+from jurist.tasks._results import strict_json, write_exports
+
+__all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
+
+ITEM_KEY = "item"
+
+
+def check_task(task: Task, options: BaseModel, panel: Panel) -> str:
+    """The output field a panel of ``task`` votes on: the task's review verdict.
+
+    Raises:
+        ConfigError: The task names no verdict, its verdict is not an output field (e.g. it is
+            computed over several outputs), or the aggregate needs numbers the task does not give.
+    """
+    review = task.review(options)
+    what = "have a jury" if panel.kind == "jury" else "be repeated"
+    if review.verdict is None:
+        raise ConfigError(f"task {task.name!r} cannot {what}: it names no verdict column", field="task")
+    if review.verdict not in task.outputs:
+        outputs = ", ".join(task.outputs) or "none"
+        raise ConfigError(
+            f"task {task.name!r} cannot {what}: its verdict {review.verdict!r} is not one of its output "
+            f"fields ({outputs}), and a panel votes on one output value per item",
+            field="task",
+        )
+    if panel.kind in task.outputs:
+        raise ConfigError(
+            f"task {task.name!r} cannot {what}: its output field {panel.kind!r} is where the votes go",
+            field="task",
+        )
+    numeric = panel.aggregate in ("mean", "median")
+    if numeric and review.label is not None and review.label.kind != "score":
+        raise ConfigError(
+            f"aggregate {panel.aggregate!r} needs numeric verdicts; task {task.name!r} gives "
+            f"{review.label.kind} verdicts (use majority or plurality)",
+            field="aggregate",
+        )
+    return review.verdict
+
+
+def _check_votes(task: Task, panel: Panel, verdict: str, run_dir: Path) -> None:
+    """Refuse, after the first member's run, verdicts a vote cannot hold."""
+    what = "have a jury" if panel.kind == "jury" else "be repeated"
+    for result in iter_run_results(run_dir):
+        if result.status != "ok" or not result.output or result.output.get(verdict) is None:
+            continue
+        value = result.output[verdict]
+        if not is_one_value(value):
+            raise ConfigError(
+                f"task {task.name!r} cannot {what}: its verdict {verdict!r} is not one value "
+                f"(got {type(value).__name__})",
+                field="task",
+            )
+        if panel.aggregate in ("mean", "median") and not is_number(value):
+            raise ConfigError(
+                f"aggregate {panel.aggregate!r} needs numeric verdicts; "
+                f"task {task.name!r} answered {value!r}",
+                field="aggregate",
+            )
+        return
+
+
+def default_panel_dir(task: Task, data: str | Path, panel: Panel) -> Path:
+    """``runs/TASK/DATA-KIND-NAME-FINGERPRINT``: where a panel's run goes when no ``out`` is given."""
+    stem = Path(str(data).removeprefix("sample:")).stem or "data"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.name)
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in panel.name)
+    return Path("runs") / safe / f"{stem}-{panel.kind}-{name}-{panel.fingerprint()}"
+
+
+def judge_panel(
+    task: Task,
+    data: str | Path,
+    config: Any,
+    *,
+    out: str | Path | None = None,
+    options: BaseModel | None = None,
+    repeats: int = 1,
+    overrides: Mapping[str, Any] | None = None,
+    retry_failed: bool = False,
+    progress: bool = True,
+) -> JudgeRun:
+    """Judge ``data`` with a jury file, or with one judge ``repeats`` times, into ``out``.
+
+    Args:
+        task: The task.
+        data: The rows to judge (``sample:NAME`` allowed).
+        config: A jury file, or a judge config (file or :class:`JudgeConfig`) to repeat.
+        out: The panel's run directory (default: :func:`default_panel_dir`).
+        options: The task's options (validated).
+        repeats: How many times each judge is asked.
+        overrides: Judge-config fields applied to every juror (the command line's).
+        retry_failed: Judge again the items a member recorded as failed.
+        progress: Show each member's progress bar.
+
+    Raises:
+        ConfigError: Neither a jury nor repeats were asked for, or they cannot be (see
+            :func:`check_task`, :func:`jurist.jury.panel.panel_of`).
+    """
+    panel = panel_of(config, repeats, overrides)
+    if panel is None:
+        raise ConfigError("give a jury file or --repeats 2 or more for a panel", field="config")
+    task_options = options if options is not None else task.options()
+    target = Path(out) if out is not None else default_panel_dir(task, data, panel)
+    return run_panel(task, panel, data, target, task_options, retry_failed=retry_failed, progress=progress)
+
+
+def _refuse_other_run(out: Path, panel: Panel) -> None:
+    path = out / MANIFEST
+    if not path.is_file():
+        return
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # the runner reports a damaged manifest
+    config = manifest.get("config") if isinstance(manifest, dict) else None
+    recorded = config.get("panel_fingerprint") if isinstance(config, dict) else None
+    if manifest.get("judge") != panel.judge_name or recorded != panel.fingerprint():
+        raise RunDirectoryError(
+            f"{out} holds another run (judge {manifest.get('judge')!r}, panel {recorded}; now "
+            f"{panel.judge_name!r}, panel {panel.fingerprint()}): another jury, aggregate, weights or "
+            "juror config writes its own run directory; use another --out directory"
+        )
+
+
+def run_panel(
+    task: Task,
+    panel: Panel,
+    data: str | Path,
+    out: Path,
+    options: BaseModel,
+    *,
+    retry_failed: bool = False,
+    progress: bool = True,
+) -> JudgeRun:
+    """Run every member of ``panel`` (each resumed if it exists), then aggregate into ``out``."""
+    verdict = check_task(task, options, panel)
+    _refuse_other_run(out, panel)
+    runs: dict[str, JudgeRun] = {}
+    for member in panel.members:
+        runs[member.name] = _run_member(task, panel, member, data, out, options, retry_failed, progress)
+        if len(runs) == 1:
+            _check_votes(task, panel, verdict, runs[member.name].run_dir)
+    return _aggregate(task, panel, verdict, data, out, options, runs)
+
+
+def _run_member(
+    task: Task,
+    panel: Panel,
+    member: Member,
+    data: str | Path,
+    out: Path,
+    options: BaseModel,
+    retry_failed: bool,
+    progress: bool,
+) -> JudgeRun:
+    directory = panel.member_dir(out, member)
+    if member.repeats > 1:
+        inner = repeats_panel(member.config, member.repeats, panel.aggregate)
+        inner = replace(inner, name=member.name)
+        return run_panel(task, inner, data, directory, options, retry_failed=retry_failed, progress=progress)
+    # Its exports are written by the task; its HTML report on demand (`jurist report DIR`), as
+    # drawing every member's figures on every call would cost more than aggregating them.
+    with repeat_salt(member.repeat):
+        return task.judge(
+            data, directory, member.config, options, retry_failed=retry_failed, progress=progress
+        )
+
+
+@dataclass
+class _Outcome:
+    """What the panel's run records for one item."""
+
+    id: str
+    output: dict[str, Any] | None
+    error: str | None
+    raw: list[str]
+    usage: Usage
+    attempts: int
+    latency_s: float
+    votes: dict[str, Any]
+    tie: bool
+
+    def result(self, calls: list[LMCall] | None) -> ItemResult:
+        return ItemResult(
+            id=self.id,
+            status="ok" if self.output is not None else "failed",
+            output=self.output,
+            error=self.error,
+            error_type=None if self.output is not None else "no_votes",
+            raw=self.raw,
+            attempts=self.attempts,
+            latency_s=self.latency_s,
+            usage=self.usage,
+            calls=calls,
+        )
+
+
+def _outcome(item_id: str, panel: Panel, verdict: str, results: dict[str, dict[str, ItemResult]]) -> _Outcome:
+    found = {member.name: results[member.name].get(item_id) for member in panel.members}
+    votes: list[Vote] = []
+    usage, raw, attempts, latency = Usage(), [], 0, 0.0
+    errors = []
+    for member in panel.members:
+        result = found[member.name]
+        if result is None:
+            errors.append(f"{member.name}: not judged")
+            continue
+        usage = usage.add(result.usage)
+        raw += result.raw
+        attempts += result.attempts
+        latency = max(latency, result.latency_s)
+        value = (result.output or {}).get(verdict) if result.status == "ok" else None
+        if value is None:
+            errors.append(f"{member.name}: {result.error or 'no verdict'}")
+        else:
+            votes.append(Vote(member.name, value, member.weight))
+    by_member = {vote.member: vote.value for vote in votes}
+    cast = {member.name: by_member.get(member.name) for member in panel.members}
+    if not votes:
+        word = "juror" if panel.kind == "jury" else "repeat"
+        message = f"every {word} failed on this item ({'; '.join(errors)})"
+        return _Outcome(item_id, None, message, raw, usage, attempts, latency, cast, False)
+    decision = decide(votes, panel.aggregate)
+    source = found[decision.source]
+    assert source is not None and source.output is not None
+    output = dict(source.output)
+    output[verdict] = decision.verdict
+    output[panel.kind] = {
+        "aggregate": panel.aggregate,
+        "votes": cast,
+        "voters": len(votes),
+        "source": decision.source,
+        "tie": decision.tie,
+    }
+    return _Outcome(item_id, output, None, raw, usage, attempts, latency, cast, decision.tie)
+
+
+class _PanelJudge:
+    """The runner's judge of a panel's run: it answers each item from the members' recorded runs."""
+
+    def __init__(
+        self, panel: Panel, fingerprint: str, outcomes: dict[str, _Outcome], stores: list[ResultStore]
+    ) -> None:
+        self.name = panel.judge_name
+        self._fingerprint = fingerprint
+        self.outcomes = outcomes
+        self.stores = stores
+
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def calls(self, item_id: str) -> list[LMCall]:
+        """Every LM call the members made for the item, in panel order."""
+        found: list[LMCall] = []
+        for store in self.stores:
+            detail = store.item_detail(item_id)
+            if detail is not None and detail.calls:
+                found += detail.calls
+        return found
+
+    async def judge(self, inputs: dict[str, Any]) -> Judgment:
+        outcome = self.outcomes[inputs[ITEM_KEY]]
+        calls = self.calls(outcome.id)
+        if outcome.output is None:
+            raise JudgeFailure(
+                outcome.error or "no votes",
+                error_type="no_votes",
+                raw=outcome.raw,
+                usage=outcome.usage,
+                attempts=outcome.attempts,
+                calls=calls,
+            )
+        return Judgment(
+            output=outcome.output,
+            raw=outcome.raw,
+            usage=outcome.usage,
+            attempts=outcome.attempts,
+            calls=calls,
+        )
+
+
+def _manifest(run_dir: Path) -> dict[str, Any]:
+    try:
+        loaded = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _aggregate(
+    task: Task,
+    panel: Panel,
+    verdict: str,
+    data: str | Path,
+    out: Path,
+    options: BaseModel,
+    runs: dict[str, JudgeRun],
+) -> JudgeRun:
+    path = resolve_input(data)
+    dataset = task.read(path, options)
+    ids = [item.id for item in task.items(dataset, options)]
+    results = {name: {r.id: r for r in iter_run_results(run.run_dir)} for name, run in runs.items()}
+    outcomes = {item_id: _outcome(item_id, panel, verdict, results) for item_id in ids}
+    manifests = {name: _manifest(run.run_dir) for name, run in runs.items()}
+    identity = [
+        panel.fingerprint(),
+        *(str(manifests[m.name].get("judge_fingerprint")) for m in panel.members),
+    ]
+    fingerprint = hashlib.sha256("|".join(identity).encode()).hexdigest()[:16]
+    first = manifests[panel.members[0].name]
+    with run_lock(out), ExitStack() as opened:
+        stores = [opened.enter_context(ResultStore(runs[m.name].run_dir / RESULTS_DB)) for m in panel.members]
+        judge = _PanelJudge(panel, fingerprint, outcomes, stores)
+        run_items(
+            [Item(item_id, {ITEM_KEY: item_id}) for item_id in ids],
+            judge,
+            out,
+            task=task.name,
+            task_source=first.get("task_source"),
+            task_options=options.model_dump(mode="json"),
+            dataset=dataset.describe(),
+            config=panel.describe(),
+            total=len(ids),
+            concurrency=32,
+            retry_failed=True,
+            progress=False,
+        )
+        _refresh(out, judge)
+        scores = task.score(out, options, gold=path, write=False)
+        section = _section(task, options, panel, runs, outcomes, ids, scores)
+        _add_votes(scores, panel, outcomes)
+        report = task.report(scores)  # the task's own report, of the summary without the section
+        scores.summary = json_ready({**scores.summary, panel.kind: section})
+        scores.report = report.rstrip("\n") + "\n\n" + section_markdown(section)
+        write_exports(out, scores, iter_run_results(out))
+        atomic_write_text(out / f"{panel.kind}.json", strict_json(json_ready(section)))
+    write_run_views(PanelViews(task, section), out, scores, options)
+    return JudgeRun(run_dir=out, scores=scores)
+
+
+def _refresh(out: Path, judge: _PanelJudge) -> None:
+    """Re-record the items whose members' runs changed since the panel's run recorded them."""
+    with ResultStore(out / RESULTS_DB, judge_fingerprint=judge.fingerprint()) as store:
+        stale = [
+            recorded.id
+            for recorded in store.iter_results()
+            if recorded.id in judge.outcomes
+            and (recorded.output, recorded.status)
+            != (judge.outcomes[recorded.id].output, judge.outcomes[recorded.id].result(None).status)
+        ]
+        for item_id in stale:
+            store.put(judge.outcomes[item_id].result(judge.calls(item_id)))
+
+
+def _section(
+    task: Task,
+    options: BaseModel,
+    panel: Panel,
+    runs: dict[str, JudgeRun],
+    outcomes: dict[str, _Outcome],
+    ids: list[str],
+    scores: Scores,
+) -> dict[str, Any]:
+    """The panel's part of the summary: members, the panel's own figures, votes and agreement."""
+    review = task.review(options)
+    members = []
+    for member in panel.members:
+        run = runs[member.name]
+        entry: dict[str, Any] = {
+            "name": member.name,
+            "run_dir": str(run.run_dir),
+            "model": member.config.model,
+            "weight": member.weight if panel.weights is not None else None,
+            "gold": gold_rate(run.items, review),
+            "figures": headline(run.summary),
+        }
+        nested = run.summary.get("repeats") if isinstance(run.summary, dict) else None
+        if isinstance(nested, dict):
+            entry["self_consistency"] = nested.get("self_consistency")
+        members.append(entry)
+    names = [member.name for member in panel.members]
+    matrix = [[outcomes[item_id].votes.get(name) for name in names] for item_id in ids]
+    voters = [sum(vote is not None for vote in row) for row in matrix]
+    distinct = [len({(type(v).__name__, v) for v in row if v is not None}) for row in matrix]
+    votes = {
+        "items": len(ids),
+        "unanimous": sum(n == len(names) and d == 1 for n, d in zip(voters, distinct, strict=True)),
+        "split": sum(d > 1 for d in distinct),
+        "decided_by_order": sum(outcomes[item_id].tie for item_id in ids),
+        "partial": sum(0 < n < len(names) for n in voters),
+        "no_votes": sum(n == 0 for n in voters),
+    }
+    agreement = "agreement" if panel.kind == "jury" else "self_consistency"
+    return {
+        "kind": panel.kind,
+        "name": panel.name,
+        "aggregate": panel.aggregate,
+        "weights": dict(panel.weights) if panel.weights is not None else None,
+        "verdict": review.verdict,
+        "members": members,
+        "aggregated": {"gold": gold_rate(scores.items, review), "figures": headline(scores.summary)},
+        "votes": votes,
+        agreement: agreement_figures(matrix),
+        "pairs": member_pairs(matrix, names),
+    }
+
+
+def _add_votes(scores: Scores, panel: Panel, outcomes: dict[str, _Outcome]) -> None:
+    """Add the votes to the per-item table: ``KIND_votes`` (JSON), ``KIND_voters`` and ``KIND_tie``."""
+    items = scores.items
+    if items.empty or "id" not in items:
+        return
+    found = [outcomes.get(str(item_id)) for item_id in items["id"]]
+    items[f"{panel.kind}_votes"] = pd.Series(
+        [json.dumps(o.votes, ensure_ascii=False) if o else None for o in found],
+        index=items.index,
+        dtype=object,
+    )
+    items[f"{panel.kind}_voters"] = [sum(v is not None for v in o.votes.values()) if o else 0 for o in found]
+    items[f"{panel.kind}_tie"] = pd.Series(
+        [o.tie if o else None for o in found], index=items.index, dtype=object
+    )

@@ -1,0 +1,548 @@
+"""The self-contained HTML report of a run: one file that opens from disk with no network.
+
+:func:`render_run_html` reads a run directory (``manifest.json``, ``summary.json``,
+``figures.json``, ``review.json``, ``items.parquet`` or ``items.csv``, ``report.md``, and
+the recorded prompts and replies in ``results.sqlite``) and returns one HTML page:
+
+- a header saying what judged what (task, judge, model, compiled program, dataset,
+  counts, usage and cost, when);
+- the summary's figures as a table (numeric leaves, with their intervals where the summary
+  has ``x_low``/``x_high`` or ``low``/``high``);
+- every figure as inline SVG (:func:`jurist.report.plots.figure_svg`) with its caption;
+- the per-item table (the :class:`~jurist.report.review.Review` columns: verdict, gold,
+  agreement, confidence), sortable and filterable by text, status and agreement; a click
+  on a row shows the item's messages and raw replies;
+- the Markdown report, as preformatted text.
+
+CSS and JavaScript are inline and hand-written; the page loads nothing (its
+Content-Security-Policy forbids any fetch). Judged text is hostile: the template escapes
+every value, and the embedded JSON escapes ``<``, ``>`` and ``&`` so no text can close its
+``<script>`` element. Every message text is embedded once, by hash (the system message
+all items share appears once).
+
+:func:`write_run_views` writes ``figures.json``, ``review.json`` and ``report.html`` after a
+run is scored, atomically and redacted.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from jurist.atomic import atomic_write_text
+from jurist.redaction import redact, redact_value
+from jurist.report.figures import Figure, figures_from_json, figures_to_json
+from jurist.report.jsonout import dumps
+from jurist.report.review import Review
+
+if TYPE_CHECKING:
+    import jinja2
+    from markupsafe import Markup
+    from pydantic import BaseModel
+
+    from jurist.tasks import Scores, Task
+
+__all__ = [
+    "FIGURES_JSON",
+    "MAX_ITEMS",
+    "REPORT_HTML",
+    "REVIEW_JSON",
+    "figure_blocks",
+    "render_run_html",
+    "render_template",
+    "script_json",
+    "summary_rows",
+    "write_run_views",
+]
+
+FIGURES_JSON = "figures.json"
+REVIEW_JSON = "review.json"
+REPORT_HTML = "report.html"
+MAX_ITEMS = 2000
+"""Items embedded in a report by default (``jurist view`` pages all of them)."""
+
+_MANIFEST = "manifest.json"
+_SUMMARY = "summary.json"
+_REPORT_MD = "report.md"
+_SHOWN_IN_HEADER = {"items", "ok", "failed", "failed_ids", "failure_kinds", "usage", "run", "task"}
+_VALUE_KEYS = ("value", "mean", "rate", "estimate", "point")
+_MAX_SUMMARY_ROWS = 400
+_CELL_LIMIT = 200
+_USAGE_COLUMNS = (
+    "attempts",
+    "latency_s",
+    "calls",
+    "cache_hits",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+)
+
+
+# ---------------------------------------------------------------------- templates
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("jurist.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_template(name: str, **context: Any) -> str:
+    """Render one of the report templates (``src/jurist/report/templates``), autoescaped;
+    ``version`` (jurist's, for the page's footer) is set unless given."""
+    context.setdefault("version", _version())
+    return _environment().get_template(name).render(**context)
+
+
+def script_json(value: Any) -> Markup:
+    """``value`` as JSON safe inside ``<script type="application/json">``.
+
+    ``<``, ``>`` and ``&`` are written as ``\\u003c``, ``\\u003e`` and ``\\u0026`` (the same
+    JSON to a parser), so no judged text, e.g. ``</script><script>...``, can end the element
+    or open a comment in it.
+    """
+    from markupsafe import Markup
+
+    text = dumps(value, indent=None, ensure_ascii=False)
+    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(raw, escaped)
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return Markup(text)  # escaped above for the script-data context
+
+
+# ---------------------------------------------------------------------- values
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _fmt(value: Any) -> str:
+    """A number or value as the report shows it: 3 decimals, thousands grouped, ``n/a``."""
+    if _missing(value):
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value == int(value) and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:.3f}" if abs(value) >= 0.001 else f"{value:.2e}"
+    return str(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _with_interval(value: Any, low: Any, high: Any) -> str:
+    if _missing(value):
+        return "n/a"
+    if _missing(low) or _missing(high):
+        return _fmt(value)
+    return f"{_fmt(value)} [{_fmt(low)}, {_fmt(high)}]"
+
+
+def summary_rows(summary: Any) -> list[tuple[str, str]]:
+    """The numeric figures of a summary as ``(dotted name, shown value)``, intervals joined.
+
+    A number ``x`` with siblings ``x_low`` and ``x_high`` shows as ``x [low, high]`` (the
+    siblings are not listed apart); so does a mapping with ``low`` and ``high`` and one of
+    ``value``/``mean``/``rate``/``estimate``/``point``. Counts, usage and the run's identity
+    (shown in the report's header), lists and text are left out. A list of summaries (a
+    task that scores several files) is listed one after the other, each under its index.
+    """
+    rows: list[tuple[str, str]] = []
+    if isinstance(summary, list):
+        for index, entry in enumerate(summary):
+            if isinstance(entry, Mapping):
+                name = entry.get("file") or entry.get("name") or entry.get("path") or str(index)
+                rows += [(f"{name}: {key}", value) for key, value in summary_rows(entry)]
+        return rows[:_MAX_SUMMARY_ROWS]
+    if isinstance(summary, Mapping):
+        top = {k: v for k, v in summary.items() if k not in _SHOWN_IN_HEADER}
+        _walk("", top, rows)
+    return rows[:_MAX_SUMMARY_ROWS]
+
+
+def _walk(prefix: str, mapping: Mapping[str, Any], rows: list[tuple[str, str]]) -> None:
+    keys = set(mapping)
+    for key, value in mapping.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        text_key = str(key)
+        if text_key.endswith(("_low", "_high")) and text_key.rsplit("_", 1)[0] in keys:
+            continue
+        if isinstance(value, Mapping):
+            point = next((k for k in _VALUE_KEYS if k in value), None)
+            if point is not None and "low" in value and "high" in value:
+                rows.append((f"{name}.{point}", _with_interval(value[point], value["low"], value["high"])))
+                rest = {k: v for k, v in value.items() if k not in {point, "low", "high"}}
+                _walk(name, rest, rows)
+            else:
+                _walk(name, value, rows)
+        elif _is_number(value) or value is None:
+            rows.append((name, _with_interval(value, mapping.get(f"{key}_low"), mapping.get(f"{key}_high"))))
+
+
+def _money(value: Any) -> str:
+    return "unknown" if _missing(value) else f"${float(value):.5f}"
+
+
+# ---------------------------------------------------------------------- reading a run
+
+
+def _read_json(path: Path) -> Any:
+    """A JSON file of the run, or ``None`` when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _read_items(run_dir: Path) -> pd.DataFrame | None:
+    parquet, csv = run_dir / "items.parquet", run_dir / "items.csv"
+    try:
+        if parquet.is_file():
+            return pd.read_parquet(parquet)
+        if csv.is_file():
+            return pd.read_csv(csv, dtype={"id": str})
+    except (OSError, ValueError, ImportError):
+        return None
+    return None
+
+
+@dataclass(frozen=True)
+class _Column:
+    key: str
+    label: str
+    numeric: bool
+
+
+def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
+    """The table's columns: id, status, the review's columns, error (all columns without a review)."""
+    chosen: list[tuple[str, str]] = []
+    named = [
+        (review.verdict, "verdict"),
+        (review.gold, "gold"),
+        (review.agrees, "agrees"),
+        (review.confidence, "confidence"),
+    ]
+    if any(column for column, _ in named) or review.columns:
+        chosen = [(column, label) for column, label in named if column]
+        chosen += [(column, column) for column in review.columns]
+        chosen = [("id", "id"), ("status", "status"), *chosen, ("error", "error")]
+    else:
+        rest = [c for c in items.columns if c not in {"id", "status", "error", "error_type", *_USAGE_COLUMNS}]
+        chosen = [("id", "id"), ("status", "status"), *((c, c) for c in rest), ("error", "error")]
+    seen: set[str] = set()
+    columns = []
+    for key, label in chosen:
+        if key in items.columns and key not in seen:
+            seen.add(key)
+            values = items[key]
+            numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+            columns.append(_Column(key, label, bool(numeric)))
+    return columns
+
+
+def _cell(value: Any, numeric: bool) -> dict[str, str]:
+    """One table cell: the text shown (cut to a length), the full text when cut, and for a
+    number its sort key."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, list | dict | tuple):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    elif _missing(value):
+        return {"text": "", "sort": "", "full": ""}
+    elif isinstance(value, bool):
+        text = "yes" if value else "no"
+    else:
+        text = _fmt(value)
+    shown = text if len(text) <= _CELL_LIMIT else text[: _CELL_LIMIT - 1] + "…"
+    sort = ""
+    if numeric and _is_number(value) and math.isfinite(value):
+        sort = repr(float(value))
+    return {"text": shown, "sort": sort, "full": text if shown != text else ""}
+
+
+def _agrees(value: Any) -> str:
+    if _missing(value) or isinstance(value, list | dict):
+        return ""
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        return (
+            "true" if lowered in {"true", "yes", "1"} else "false" if lowered in {"false", "no", "0"} else ""
+        )
+    return "true" if bool(value) else "false"
+
+
+def _details(run_dir: Path, ids: Sequence[str]) -> tuple[dict[str, Any], dict[str, str], str | None]:
+    """The recorded prompts and replies of ``ids``: per item its calls (messages by hash),
+    the message texts by hash (each once), and a note when the store cannot be read."""
+    import sqlite3
+
+    from jurist.errors import RunDirectoryError
+    from jurist.runner.store import RESULTS_DB, ResultStore
+
+    db = run_dir / RESULTS_DB
+    if not db.is_file():
+        return {}, {}, f"no {RESULTS_DB} in the run directory: prompts and replies are not shown"
+    details: dict[str, Any] = {}
+    messages: dict[str, str] = {}
+    try:
+        with ResultStore(db) as store:
+            for item_id in ids:
+                detail = store.item_detail(item_id)
+                if detail is None:
+                    continue
+                calls = None
+                if detail.calls is not None:
+                    calls = []
+                    for call in detail.calls:
+                        refs = []
+                        for message in call.messages:
+                            digest = hashlib.sha256(message.content.encode("utf-8")).hexdigest()[:16]
+                            messages.setdefault(digest, message.content)
+                            refs.append([message.role, digest])
+                        calls.append(
+                            {
+                                **call.model_dump(mode="json", exclude={"messages"}),
+                                "messages": refs,
+                            }
+                        )
+                details[item_id] = {
+                    "status": detail.status,
+                    "output": detail.output,
+                    "rationale": detail.rationale,
+                    "error": detail.error,
+                    "error_type": detail.error_type,
+                    "raw": detail.raw,
+                    "attempts": detail.attempts,
+                    "calls": calls,
+                }
+    except (RunDirectoryError, OSError, sqlite3.Error) as exc:
+        return details, messages, f"the run store cannot be read ({exc}): prompts and replies are not shown"
+    return details, messages, None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _header(manifest: Mapping[str, Any], summary: Any, run_dir: Path) -> list[tuple[str, str]]:
+    """The facts the report opens with: what judged what, counts, usage, when."""
+    config, dataset = _mapping(manifest.get("config")), _mapping(manifest.get("dataset"))
+    counts, manifest_counts = _mapping(summary), _mapping(manifest.get("counts"))
+    usage = _mapping(counts.get("usage")) or _mapping(manifest.get("usage"))
+    versions = _mapping(manifest.get("versions"))
+    program = manifest.get("program") or config.get("program")
+    ok = counts.get("ok", manifest_counts.get("ok"))
+    failed = counts.get("failed", manifest_counts.get("failed"))
+    total = counts.get("items", (ok or 0) + (failed or 0) if ok is not None or failed is not None else None)
+    if isinstance(program, Mapping):
+        program_text = f"{program.get('path')} (sha256 {str(program.get('sha256', ''))[:12]})"
+    else:
+        program_text = str(program) if program else "none (the task's own program)"
+    dataset_text = str(dataset.get("path") or "")
+    if dataset.get("sha256"):
+        dataset_text += f" (sha256 {str(dataset['sha256'])[:12]})"
+    rows = [
+        ("task", str(manifest.get("task") or counts.get("task") or "")),
+        ("run", run_dir.name),
+        ("judge", str(manifest.get("judge") or "")),
+        ("model", str(config.get("model") or "")),
+        ("fingerprint", str(manifest.get("judge_fingerprint") or "")),
+        ("program", program_text),
+        ("dataset", dataset_text),
+        ("items", f"{_fmt(total)}: {_fmt(ok)} scored, {_fmt(failed)} failed"),
+        (
+            "usage",
+            f"{_fmt(usage.get('calls', 0))} provider calls, {_fmt(usage.get('cache_hits', 0))} cache hits, "
+            f"{_fmt(usage.get('prompt_tokens', 0))} prompt + {_fmt(usage.get('completion_tokens', 0))} "
+            f"completion tokens, cost {_money(usage.get('cost'))}",
+        ),
+        ("status", str(manifest.get("status") or "")),
+        ("created", str(manifest.get("created_at") or "")),
+        ("finished", str(manifest.get("finished_at") or "")),
+        ("jurist", str(versions.get("jurist") or "")),
+    ]
+    return [(name, value) for name, value in rows if value]
+
+
+# ---------------------------------------------------------------------- the page
+
+
+def figure_blocks(figures: Iterable[Figure]) -> list[dict[str, Any]]:
+    """Each figure drawn as inline SVG, with an anchor (``figure-N``) and ids unique in the page."""
+    from markupsafe import Markup
+
+    from jurist.report.plots import figure_svg
+
+    blocks = []
+    for index, figure in enumerate(figures, start=1):
+        svg = figure_svg(figure, id_prefix=f"fig{index}-")
+        # figure_svg's output is matplotlib's SVG, whose text it escapes: safe markup.
+        blocks.append({"anchor": f"figure-{index}", "figure": figure, "svg": Markup(svg)})
+    return blocks
+
+
+def render_run_html(
+    run_dir: Path,
+    *,
+    max_items: int = MAX_ITEMS,
+    figures: Sequence[Figure] | None = None,
+    review: Review | None = None,
+    items: pd.DataFrame | None = None,
+    summary: Any = None,
+) -> str:
+    """The HTML report of the run in ``run_dir``, as one self-contained page.
+
+    Reads only the run directory's files. Any of ``figures``, ``review``, ``items`` and
+    ``summary`` given is used in place of its file (``figures.json``, ``review.json``,
+    ``items.parquet``, ``summary.json``), e.g. when an older run has none.
+
+    Args:
+        run_dir: A run directory (from ``jurist judge --out``).
+        max_items: Embed at most this many items (the first ones in the table); the page
+            says how many of how many are shown.
+        figures: The figures to draw instead of ``figures.json``.
+        review: The review columns instead of ``review.json``.
+        items: The per-item table instead of ``items.parquet`` / ``items.csv``.
+        summary: The summary instead of ``summary.json``.
+
+    Raises:
+        RunDirectoryError: ``run_dir`` is not a directory.
+    """
+    from jurist.errors import RunDirectoryError
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunDirectoryError(f"{run_dir}: not a run directory")
+    manifest = _read_json(run_dir / _MANIFEST)
+    manifest = manifest if isinstance(manifest, dict) else {}
+    if summary is None:
+        summary = _read_json(run_dir / _SUMMARY)
+    notes: list[str] = []
+    if figures is None:
+        found = _read_json(run_dir / FIGURES_JSON)
+        figures = figures_from_json(found) if isinstance(found, list) else []
+        if found is None:
+            notes.append(f"no {FIGURES_JSON}: `jurist report RUN` computes the figures of an older run")
+    if review is None:
+        found = _read_json(run_dir / REVIEW_JSON)
+        review = Review.from_json(found) if isinstance(found, dict) else Review()
+    if items is None:
+        items = _read_items(run_dir)
+    table = items if items is not None else pd.DataFrame(columns=["id", "status"])
+    if "id" not in table.columns:
+        table = table.assign(id=[str(i) for i in range(len(table))])
+    shown = table.head(max(0, max_items))
+    columns = _columns(table, review)
+    ids = [str(value) for value in shown["id"]]
+    details, messages, store_note = _details(run_dir, ids)
+    rows = []
+    for record, item_id in zip(shown.to_dict(orient="records"), ids, strict=True):
+        rows.append(
+            {
+                "id": item_id,
+                "status": str(record.get("status") or ""),
+                "agrees": _agrees(record.get(review.agrees)) if review.agrees else "",
+                "cells": [_cell(record.get(column.key), column.numeric) for column in columns],
+            }
+        )
+    report_md = None
+    if (run_dir / _REPORT_MD).is_file():
+        report_md = (run_dir / _REPORT_MD).read_text(encoding="utf-8", errors="replace")
+    task = str(manifest.get("task") or (summary.get("task") if isinstance(summary, Mapping) else "") or "")
+    page = render_template(
+        "run.html",
+        title=f"{task or 'run'} · {run_dir.name}",
+        task=task,
+        header=_header(manifest, summary, run_dir),
+        summary=summary_rows(summary),
+        figures=figure_blocks(figures),
+        columns=columns,
+        rows=rows,
+        total=len(table),
+        has_items=items is not None,
+        agreement=bool(review.agrees and review.agrees in table.columns),
+        statuses=sorted({row["status"] for row in rows if row["status"]}),
+        data=script_json({"details": details, "messages": messages, "model": _model(manifest)}),
+        store_note=store_note,
+        notes=notes,
+        report_md=report_md,
+        run_name=run_dir.name,
+        run_path=str(run_dir),
+    )
+    return redact(page)
+
+
+def _model(manifest: Mapping[str, Any]) -> str | None:
+    config = manifest.get("config")
+    return str(config.get("model")) if isinstance(config, Mapping) and config.get("model") else None
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("jurist")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def write_run_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:
+    """Write a scored run's ``figures.json``, ``review.json`` and ``report.html`` into ``run_dir``.
+
+    The figures and review columns come from the task's hooks (``task.figures(scores,
+    options)``, ``task.review(options)``); the page is :func:`render_run_html` of the run
+    directory, with the scores' table and summary standing in for files the task does not
+    write. Each file is written atomically and redacted, under the run directory's lock.
+
+    Returns:
+        The path of ``report.html``.
+    """
+    from jurist.runner.lock import run_lock
+
+    run_dir = Path(run_dir)
+    figures = list(task.figures(scores, options))
+    review = task.review(options)
+    with run_lock(run_dir):
+        atomic_write_text(run_dir / FIGURES_JSON, dumps(redact_value(figures_to_json(figures))))
+        atomic_write_text(run_dir / REVIEW_JSON, dumps(review.to_json()))
+        has_items = (run_dir / "items.parquet").is_file() or (run_dir / "items.csv").is_file()
+        page = render_run_html(
+            run_dir,
+            figures=figures,
+            review=review,
+            items=None if has_items else scores.items,
+            summary=None if (run_dir / _SUMMARY).is_file() else scores.summary,
+        )
+        path = run_dir / REPORT_HTML
+        atomic_write_text(path, page)
+    return path
