@@ -1,17 +1,29 @@
-"""Runner throughput against a loopback OpenAI-compatible server, beside raw litellm.acompletion.
+"""Judging throughput on equal work, side by side: raw clients, DSPy, and jurist.
 
-For each engine, in separate processes and in the same run:
+Every mode sends the same distinct prompts (the ChatAdapter messages jurist's RAGBench
+judge sends for each item) to one loopback OpenAI-compatible server process, at the same
+concurrency, each mode in its own process:
 
-- raw: the runner's exact requests (DSPy's ChatAdapter messages) sent with
-  ``litellm.acompletion`` at the same concurrency, with no DSPy and no runner;
-- runner: ``judge_ragbench`` with an LLM judge config and an empty cache;
-- cached: the same judgments into a new run directory, answered from the disk cache;
-- resume: the finished run directory run again (every item skipped).
+- ``raw litellm``: ``litellm.acompletion`` on one event loop, bounded by a semaphore;
+- ``raw client``: the HTTP client of DSPy's default engine (lm15's ``AsyncLMRouter``, what
+  a jurist judge on ``engine: auto`` sends through) called directly, the same way;
+- ``dspy batch``: ``Module.batch`` of jurist's RAGBench program on a plain ``dspy.LM``
+  (default engine, DSPy's own cache in a fresh directory);
+- ``runner``: jurist's ``run_items`` in-process with the RAGBench judge and a fresh cache
+  (judging only: no scoring, no exports), on the default engine and on LiteLLM;
+- ``CLI``: ``jurist judge ragbench DATA --out DIR --config FILE --no-progress`` timed from
+  outside, as users see it: start-up, reading, judging, scoring and exports included;
+- ``cached``: the same judgments into a new run directory, every answer from the disk
+  cache (in-process runner, and CLI); ``resume``: the CLI on a finished run directory.
 
-It prints items/s, the ideal (concurrency / latency) and the ratios, then the peak memory
-(max RSS) of the runner at N and 4N items. Usage:
+In-process modes first send warm-up requests (other prompts, not timed); the CLI modes are
+timed whole. CPU per item is the process's CPU time (user + system) over the timed part
+divided by the items; jurist's own CPU per item is the runner's minus the raw client's.
+Every figure is the median of ``--repeat`` rounds; the modes of a round run one after the
+other against the same server. Usage:
 
     python benchmarks/runner_throughput.py [--items 2000] [--concurrency 32] [--latency 0.1]
+        [--repeat 3] [--memory]
 """
 
 from __future__ import annotations
@@ -21,11 +33,14 @@ import asyncio
 import json
 import os
 import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPLY = (
     "\n\n".join(
@@ -43,83 +58,203 @@ REPLY = (
 )
 MODEL = "openai/bench-judge"
 KEY_ENV = "JURIST_BENCH_KEY"
+TASK = "ragbench"
 
 
-def write_items(path: Path, count: int) -> None:
+def write_items(path: Path, count: int, *, prefix: str = "case") -> None:
+    """``count`` RAGBench rows with distinct texts (so distinct prompts and cache keys)."""
     with open(path, "w", encoding="utf-8") as handle:
         for i in range(count):
             row = {
-                "id": f"b{i}",
-                "question": f"What happened in case {i}?",
-                "documents": [f"Case {i} was opened in {1900 + i % 100}. It closed later.", "Other text."],
-                "response": f"Case {i} was opened in {1900 + i % 100}.",
+                "id": f"{prefix}-{i}",
+                "question": f"What happened in {prefix} {i}?",
+                "documents": [
+                    f"The {prefix} {i} was opened in {1900 + i % 100}. It closed later.",
+                    "Other text.",
+                ],
+                "response": f"The {prefix} {i} was opened in {1900 + i % 100}.",
             }
             handle.write(json.dumps(row) + "\n")
 
 
-def worker_runner(args: argparse.Namespace) -> dict:
+def judge_config(args: argparse.Namespace, *, engine: str, cache_dir: str) -> Any:
     from jurist.judges.config import JudgeConfig
-    from jurist.tasks.ragbench import judge_ragbench
 
-    config = JudgeConfig(
+    return JudgeConfig(
         model=MODEL,
         api_base=args.api_base,
         api_key_env=KEY_ENV,
-        engine=args.engine,
+        engine=engine,
         concurrency=args.concurrency,
-        cache_dir=Path(args.cache_dir),
+        cache_dir=Path(cache_dir),
     )
-    start = time.perf_counter()
-    run = judge_ragbench(args.data, args.out, config, progress=False)
-    elapsed = time.perf_counter() - start
+
+
+def task_items(path: str) -> list[Any]:
+    from jurist.tasks import get_task
+
+    task = get_task(TASK)
+    options = task.options()
+    return list(task.items(task.read(path, options), options))
+
+
+def requests_of(path: str, args: argparse.Namespace) -> list[list[dict[str, Any]]]:
+    """The chat messages jurist's judge sends for each item of ``path`` (captured offline)."""
+    from jurist.judges.prompting import capture_messages
+    from jurist.tasks import get_task
+
+    task = get_task(TASK)
+    program = task.program(task.options())
+    config = judge_config(args, engine="auto", cache_dir=args.cache_dir or ".")
+    return [capture_messages(program, config, item.inputs) for item in task_items(path)]
+
+
+class Timed:
+    """Wall time and process CPU time (user + system) of a block."""
+
+    def __enter__(self) -> Timed:
+        self.wall = time.perf_counter()
+        self.cpu = time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall = time.perf_counter() - self.wall
+        self.cpu = time.process_time() - self.cpu
+
+
+async def bounded(concurrency: int, jobs: list[Any], call: Any) -> None:
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(job: Any) -> None:
+        async with semaphore:
+            await call(job)
+
+    await asyncio.gather(*(one(job) for job in jobs))
+
+
+def worker_raw_litellm(args: argparse.Namespace) -> dict[str, Any]:
+    import litellm
+
+    warm, work = requests_of(args.warmup, args), requests_of(args.data, args)
+
+    async def call(messages: list[dict[str, Any]]) -> None:
+        await litellm.acompletion(
+            model=MODEL,
+            messages=messages,
+            api_base=args.api_base,
+            api_key=os.environ[KEY_ENV],
+            temperature=0.0,
+            max_tokens=4000,
+        )
+
+    async def main() -> Timed:
+        await bounded(args.concurrency, warm, call)
+        with Timed() as timed:
+            await bounded(args.concurrency, work, call)
+        return timed
+
+    timed = asyncio.run(main())
+    return {"items": len(work), "seconds": timed.wall, "cpu": timed.cpu}
+
+
+def worker_raw_client(args: argparse.Namespace) -> dict[str, Any]:
+    from dspy.clients.engines.lm15_engine import timeouts_for
+    from dspy.lm15 import AsyncLMRouter, RouterConfig, request_from_openai_chat
+
+    warm, work = requests_of(args.warmup, args), requests_of(args.data, args)
+
+    async def main() -> Timed:
+        router = AsyncLMRouter(
+            RouterConfig(
+                api_keys={"openai-chat": os.environ[KEY_ENV]},
+                base_urls={"openai-chat": args.api_base},
+                timeouts=timeouts_for(120.0),
+            )
+        )
+        route = router.resolve_openai_chat("openai-chat:" + MODEL.split("/", 1)[1])
+        client = router.lm(f"{route.provider}:{route.model}")
+
+        async def call(messages: list[dict[str, Any]]) -> None:
+            body = {"model": route.model, "messages": messages, "temperature": 0.0, "max_tokens": 4000}
+            await client.complete(request_from_openai_chat(body))
+
+        await bounded(args.concurrency, warm, call)
+        with Timed() as timed:
+            await bounded(args.concurrency, work, call)
+        await router.aclose()
+        return timed
+
+    timed = asyncio.run(main())
+    return {"items": len(work), "seconds": timed.wall, "cpu": timed.cpu}
+
+
+def worker_dspy_batch(args: argparse.Namespace) -> dict[str, Any]:
+    import dspy
+
+    from jurist.tasks import get_task
+
+    task = get_task(TASK)
+    program = task.program(task.options())
+    lm = dspy.LM(MODEL, api_base=args.api_base, api_key=os.environ[KEY_ENV], temperature=0.0, max_tokens=4000)
+    dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=args.cache_dir)
+    dspy.configure(lm=lm)
+
+    def examples(path: str) -> list[Any]:
+        return [dspy.Example(**item.inputs).with_inputs(*item.inputs) for item in task_items(path)]
+
+    warm, work = examples(args.warmup), examples(args.data)
+    options = {"num_threads": args.concurrency, "max_errors": len(work) + 1, "disable_progress_bar": True}
+    program.batch(warm, **options)
+    with Timed() as timed:
+        results = program.batch(work, **options)
+    return {"items": len(results), "seconds": timed.wall, "cpu": timed.cpu}
+
+
+def worker_runner(args: argparse.Namespace) -> dict[str, Any]:
+    from jurist.runner import run_items
+    from jurist.tasks import get_task
+
+    task = get_task(TASK)
+    options = task.options()
+    config = judge_config(args, engine=args.engine, cache_dir=args.cache_dir)
+    judge = task.make_judge(config, options)
+
+    def run(path: str, out: str) -> Any:
+        dataset = task.read(path, options)
+        return run_items(
+            task.items(dataset, options),
+            judge,
+            out,
+            task=TASK,
+            dataset=dataset.describe(),
+            config=config.model_dump(mode="json"),
+            concurrency=config.concurrency,
+            progress=False,
+        )
+
+    run(args.warmup, args.out + "-warmup")
+    with Timed() as timed:
+        summary = run(args.data, args.out)
     return {
-        "items": run.summary["items"],
-        "seconds": elapsed,
-        "calls": run.summary["usage"]["calls"],
-        "cache_hits": run.summary["usage"]["cache_hits"],
+        "items": summary.judged,
+        "seconds": timed.wall,
+        "cpu": timed.cpu,
+        "calls": summary.usage.calls,
+        "cache_hits": summary.usage.cache_hits,
+        "failed": summary.failed,
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
-def worker_raw(args: argparse.Namespace) -> dict:
-    import dspy
-    import litellm
-
-    from jurist.datasets.ragbench import load_ragbench
-    from jurist.programs.ragbench import keyed_inputs
-    from jurist.sentences import format_keyed
-    from jurist.signatures.ragbench import RagbenchLabeling
-
-    adapter = dspy.ChatAdapter()
-    requests = []
-    for row in load_ragbench(args.data):
-        docs, resp = keyed_inputs(row.documents, row.response)
-        inputs = {"documents": format_keyed(docs), "question": row.question, "response": format_keyed(resp)}
-        requests.append(adapter.format(RagbenchLabeling, demos=[], inputs=inputs))
-
-    async def main() -> float:
-        semaphore = asyncio.Semaphore(args.concurrency)
-
-        async def one(messages: list[dict]) -> None:
-            async with semaphore:
-                await litellm.acompletion(
-                    model=MODEL,
-                    messages=messages,
-                    api_base=args.api_base,
-                    api_key=os.environ[KEY_ENV],
-                    temperature=0.0,
-                    max_tokens=4000,
-                )
-
-        start = time.perf_counter()
-        await asyncio.gather(*(one(messages) for messages in requests))
-        return time.perf_counter() - start
-
-    elapsed = asyncio.run(main())
-    return {"items": len(requests), "seconds": elapsed}
+WORKERS = {
+    "raw-litellm": worker_raw_litellm,
+    "raw-client": worker_raw_client,
+    "dspy-batch": worker_dspy_batch,
+    "runner": worker_runner,
+}
 
 
-def spawn(mode: str, **kwargs: object) -> dict:
+def spawn(mode: str, **kwargs: object) -> dict[str, Any]:
     command = [sys.executable, __file__, "--worker", mode]
     for key, value in kwargs.items():
         command += [f"--{key.replace('_', '-')}", str(value)]
@@ -129,10 +264,57 @@ def spawn(mode: str, **kwargs: object) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def start_server(latency: float, reply_file: Path) -> tuple[subprocess.Popen, str]:
+def jurist_command() -> list[str]:
+    """The ``jurist`` console script of this Python environment (``python -m jurist`` without one)."""
+    script = Path(sys.executable).with_name("jurist")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "jurist"]
+
+
+def cli(data: Path, out: Path, config_file: Path, items: int) -> dict[str, Any]:
+    """Run ``jurist judge`` as a user does; wall time and the child's CPU time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    command = [*jurist_command(), "judge", TASK, str(data), "--out", str(out), "--config", str(config_file)]
+    done = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"jurist judge failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    if summary.get("failed"):
+        raise SystemExit(f"jurist judge recorded {summary['failed']} failed items")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    usage = summary.get("usage", {})
+    return {
+        "items": items,
+        "seconds": seconds,
+        "cpu": cpu,
+        "calls": usage.get("calls"),
+        "cache_hits": usage.get("cache_hits"),
+    }
+
+
+def write_config(path: Path, *, base: str, engine: str, concurrency: int, cache_dir: Path) -> Path:
+    import yaml
+
+    settings = {
+        "model": MODEL,
+        "api_base": base,
+        "api_key_env": KEY_ENV,
+        "engine": engine,
+        "concurrency": concurrency,
+        "cache_dir": str(cache_dir),
+    }
+    path.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    return path
+
+
+def start_server(latency: float, reply_file: Path) -> tuple[subprocess.Popen[str], str]:
     server = subprocess.Popen(
         [
             sys.executable,
+            "-W",
+            "ignore::RuntimeWarning",
             "-m",
             "jurist.testing.openai_server",
             "--latency",
@@ -147,73 +329,160 @@ def start_server(latency: float, reply_file: Path) -> tuple[subprocess.Popen, st
     return server, server.stdout.readline().strip()
 
 
+ROWS = [
+    ("raw-litellm", "raw litellm.acompletion loop"),
+    ("raw-client", "raw client (lm15, default engine)"),
+    ("dspy-batch", "DSPy Module.batch (default engine)"),
+    ("runner-auto", "jurist runner in-process (auto)"),
+    ("runner-litellm", "jurist runner in-process (litellm)"),
+    ("cli-auto", "jurist CLI, fresh cache (auto)"),
+    ("cached-runner", "cached re-run, runner in-process"),
+    ("cached-cli", "cached re-run, jurist CLI"),
+    ("resume-cli", "finished run again, jurist CLI"),
+]
+
+
+def one_round(args: argparse.Namespace, root: Path, base: str, data: Path, warmup: Path) -> dict[str, dict]:
+    """Every mode once, against the same server, with fresh caches and run directories."""
+    root.mkdir(parents=True)
+    common: dict[str, object] = {
+        "api_base": base,
+        "concurrency": args.concurrency,
+        "data": data,
+        "warmup": warmup,
+        "cache_dir": root / "unused-cache",
+    }
+    found: dict[str, dict] = {}
+    found["raw-litellm"] = spawn("raw-litellm", **common)
+    found["raw-client"] = spawn("raw-client", **common)
+    found["dspy-batch"] = spawn("dspy-batch", **{**common, "cache_dir": root / "dspy-cache"})
+    for engine in ("auto", "litellm"):
+        cache = root / f"cache-{engine}"
+        found[f"runner-{engine}"] = spawn(
+            "runner", **{**common, "engine": engine, "cache_dir": cache, "out": root / f"run-{engine}"}
+        )
+    found["cached-runner"] = spawn(
+        "runner", **{**common, "engine": "auto", "cache_dir": root / "cache-auto", "out": root / "run-cached"}
+    )
+    config = write_config(
+        root / "judge.yaml",
+        base=base,
+        engine="auto",
+        concurrency=args.concurrency,
+        cache_dir=root / "cli-cache",
+    )
+    found["cli-auto"] = cli(data, root / "cli-run", config, args.items)
+    found["cached-cli"] = cli(data, root / "cli-run-cached", config, args.items)
+    found["resume-cli"] = cli(data, root / "cli-run-cached", config, args.items)
+    for mode in ("runner-auto", "runner-litellm", "cli-auto"):
+        if found[mode].get("cache_hits"):
+            raise SystemExit(f"{mode} was meant to start with an empty cache: {found[mode]}")
+    for mode in ("cached-runner", "cached-cli"):
+        if found[mode].get("calls"):
+            raise SystemExit(f"{mode} was meant to be answered from the cache: {found[mode]}")
+    shutil.rmtree(root, ignore_errors=True)
+    return found
+
+
+def median(rounds: list[dict[str, dict]], mode: str, what: str) -> float:
+    values = []
+    for found in rounds:
+        result = found[mode]
+        values.append(
+            result["items"] / result["seconds"] if what == "rate" else result["cpu"] / result["items"] * 1000
+        )
+    return statistics.median(values)
+
+
+def spread(rounds: list[dict[str, dict]], mode: str) -> str:
+    rates = [found[mode]["items"] / found[mode]["seconds"] for found in rounds]
+    return f"{min(rates):.0f}-{max(rates):.0f}" if len(rates) > 1 else ""
+
+
+def report(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> None:
+    ideal = args.concurrency / args.latency
+    print(
+        f"{args.items} distinct items, concurrency {args.concurrency}, server latency "
+        f"{args.latency * 1000:.0f} ms, ideal {ideal:.0f} items/s, {os.cpu_count()} cores, "
+        f"median of {len(rounds)} round(s)"
+    )
+    print(f"{'mode':40} {'items/s':>9} {'range':>11} {'of ideal':>9} {'CPU ms/item':>12}")
+    for mode, label in ROWS:
+        rate = median(rounds, mode, "rate")
+        cpu = median(rounds, mode, "cpu")
+        print(f"{label:40} {rate:9.1f} {spread(rounds, mode):>11} {rate / ideal:9.2f} {cpu:12.2f}")
+    rate = {mode: median(rounds, mode, "rate") for mode, _ in ROWS}
+    cpu = {mode: median(rounds, mode, "cpu") for mode, _ in ROWS}
+    print("ratios (target in brackets):")
+    lines = [
+        ("runner (auto) / raw litellm", rate["runner-auto"] / rate["raw-litellm"], ">= 0.95"),
+        ("runner (auto) / raw client", rate["runner-auto"] / rate["raw-client"], ">= 0.9"),
+        ("runner (auto) / ideal", rate["runner-auto"] / ideal, ""),
+        ("runner (litellm) / raw litellm", rate["runner-litellm"] / rate["raw-litellm"], ">= 0.9"),
+        ("runner (auto) / DSPy Module.batch", rate["runner-auto"] / rate["dspy-batch"], ""),
+        ("CLI (auto) / raw litellm", rate["cli-auto"] / rate["raw-litellm"], ""),
+    ]
+    for label, value, target in lines:
+        print(f"  {label:40} {value:6.2f}  {f'[{target}]' if target else ''}")
+    own = cpu["runner-auto"] - cpu["raw-client"]
+    print(f"  {'jurist own CPU per fresh item (ms)':40} {own:6.2f}  [<= 1.5]  (runner auto - raw client)")
+    print(f"  {'cached re-run in-process (items/s)':40} {rate['cached-runner']:6.0f}  [>= 2000]")
+
+
+def memory(args: argparse.Namespace, root: Path, base: str) -> None:
+    small, large = args.items // 2, args.items * 2
+    print("peak memory of the in-process runner (max RSS, default engine):")
+    for count in (small, large):
+        path = root / f"mem-{count}.jsonl"
+        write_items(path, count)
+        result = spawn(
+            "runner",
+            out=root / f"mem-{count}",
+            cache_dir=root / f"mem-cache-{count}",
+            api_base=base,
+            concurrency=args.concurrency,
+            engine="auto",
+            data=path,
+            warmup=root / "warmup.jsonl",
+        )
+        print(f"  {count:6d} items: {result['max_rss_mb']:.0f} MB")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--engines", default="auto,litellm")
-    parser.add_argument("--worker")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; every figure is their median")
+    parser.add_argument("--memory", action="store_true", help="also measure peak memory at N/2 and 2N items")
+    parser.add_argument("--worker", choices=sorted(WORKERS))
     parser.add_argument("--engine", default="auto")
     parser.add_argument("--api-base")
     parser.add_argument("--data")
+    parser.add_argument("--warmup")
     parser.add_argument("--out")
     parser.add_argument("--cache-dir")
     args = parser.parse_args()
     os.environ.setdefault(KEY_ENV, "benchmark-key")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     if args.worker:
-        result = worker_runner(args) if args.worker == "runner" else worker_raw(args)
-        print(json.dumps(result))
+        print(json.dumps(WORKERS[args.worker](args)))
         return
 
-    ideal = args.concurrency / args.latency
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         reply = root / "reply.txt"
-        reply.write_text(REPLY)
+        reply.write_text(REPLY, encoding="utf-8")
         data = root / "items.jsonl"
         write_items(data, args.items)
+        warmup = root / "warmup.jsonl"
+        write_items(warmup, 2 * args.concurrency, prefix="warm-up")
         server, base = start_server(args.latency, reply)
         try:
-            print(
-                f"{args.items} items, concurrency {args.concurrency}, "
-                f"server latency {args.latency * 1000:.0f} ms, ideal {ideal:.0f} items/s, "
-                f"{os.cpu_count()} cores"
-            )
-            print(
-                f"{'engine':8} {'raw litellm/s':>14} {'runner/s':>9} {'runner/raw':>10} {'runner/ideal':>12} "
-                f"{'cached/s':>9} {'resume/s':>9}"
-            )
-            for engine in args.engines.split(","):
-                common = {"api_base": base, "concurrency": args.concurrency, "engine": engine, "data": data}
-                raw = spawn("raw", **common)
-                cache = root / f"cache-{engine}"
-                run = spawn("runner", out=root / f"run-{engine}", cache_dir=cache, **common)
-                cached = spawn("runner", out=root / f"run-{engine}-cached", cache_dir=cache, **common)
-                resume = spawn("runner", out=root / f"run-{engine}-cached", cache_dir=cache, **common)
-                raw_rate = raw["items"] / raw["seconds"]
-                rate = run["items"] / run["seconds"]
-                assert cached["calls"] == 0, cached
-                print(
-                    f"{engine:8} {raw_rate:14.1f} {rate:9.1f} {rate / raw_rate:10.2f} {rate / ideal:12.2f} "
-                    f"{cached['items'] / cached['seconds']:9.0f} {resume['items'] / resume['seconds']:9.0f}"
-                )
-            small, large = args.items // 2, args.items * 2
-            print("peak memory of the runner (max RSS, default engine, cached replies excluded):")
-            for count in (small, large):
-                path = root / f"mem-{count}.jsonl"
-                write_items(path, count)
-                result = spawn(
-                    "runner",
-                    out=root / f"mem-{count}",
-                    cache_dir=root / f"mem-cache-{count}",
-                    api_base=base,
-                    concurrency=args.concurrency,
-                    engine="auto",
-                    data=path,
-                )
-                print(f"  {count:6d} items: {result['max_rss_mb']:.0f} MB")
+            rounds = [one_round(args, root / f"round-{n}", base, data, warmup) for n in range(args.repeat)]
+            report(args, rounds)
+            if args.memory:
+                memory(args, root, base)
         finally:
             server.terminate()
             server.wait(timeout=10)

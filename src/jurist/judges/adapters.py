@@ -30,24 +30,48 @@ text), never one of the copies. Identical copies are harmless and accepted.
   ``"field":`` key, or a chat header) is ambiguous. A broken object is repaired as DSPy
   does only when no output field occurs twice in the reply.
 
-Both adapters also render each signature's system message once: DSPy re-renders it on
-every call though it is a pure function of the signature class, which costs
-milliseconds per item with pydantic output types. (An optimized program carries new
-signature classes, which get their own entries.)
+Both adapters also do once what DSPy does on every call, which costs milliseconds per
+item with pydantic output types:
+
+- the system message and the output-format reminder of each signature are rendered once
+  (pure functions of the signature class; an optimized program carries new signature
+  classes, which get their own entries);
+- the pydantic ``TypeAdapter`` that turns a value into JSON, or a field of the reply into
+  its type, is built once per type (DSPy builds one per value, about seven per item);
+- the model's capabilities (which DSPy resolves in a worker thread on every call) are
+  looked up once per LM settings (:func:`jurist.judges.calls.known_capabilities`).
+
+The values and the parse results are the same as DSPy's (its ``format_field_value`` and
+``parse_value``, whose rules are followed here).
 """
 
 from __future__ import annotations
 
+import ast
+import enum
 import json
 import re
 import sys
 import threading
+import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, Union, get_args, get_origin
 
 import dspy
-from dspy.adapters.utils import format_field_value
+import json_repair  # DSPy's own dependency, used by its parsers
+import pydantic
+from dspy.adapters.types.base_type import Type as DspyType
+from dspy.adapters.utils import (
+    _annotation_is_subclass,
+    _format_input_list_field_value,
+    apply_output_field_defaults,
+    find_enum_member,
+)
+from dspy.clients.capabilities import _planning, planning_scope
 from dspy.utils.exceptions import AdapterParseError
+from pydantic import TypeAdapter
+
+from jurist.judges.calls import known_capabilities
 
 __all__ = [
     "AMBIGUOUS",
@@ -107,8 +131,129 @@ def _ambiguous(
     )
 
 
+_type_adapters: dict[Any, TypeAdapter[Any]] = {}
+_type_adapters_lock = threading.Lock()
+
+
+def _type_adapter(annotation: Any) -> TypeAdapter[Any]:
+    """A pydantic ``TypeAdapter`` for ``annotation``, built once (annotations are few: the
+    field types of the signatures in use)."""
+    try:
+        found = _type_adapters.get(annotation)
+    except TypeError:  # an unhashable annotation: built each time, as DSPy does
+        return TypeAdapter(annotation)
+    if found is None:
+        found = TypeAdapter(annotation)
+        with _type_adapters_lock:
+            if len(_type_adapters) > 1024:
+                _type_adapters.clear()
+            _type_adapters[annotation] = found
+    return found
+
+
+def _jsonable(value: Any) -> Any:
+    """DSPy's ``serialize_for_json``: the value as JSON-ready data (its text if pydantic
+    cannot), with the adapter of its type built once."""
+    if type(value) is str:
+        return value  # what a str TypeAdapter dumps: the string itself
+    try:
+        return _type_adapter(type(value)).dump_python(value, mode="json", fallback=str)
+    except Exception:
+        return str(value)
+
+
+def _field_text(info: Any, value: Any) -> str:
+    """DSPy's ``format_field_value`` (as text): a list for a ``str`` field as a numbered list,
+    JSON for dicts and lists, the value's text otherwise."""
+    if isinstance(value, list) and info.annotation is str:
+        return _format_input_list_field_value(value)
+    jsonable = _jsonable(value)
+    if isinstance(jsonable, dict | list):
+        return json.dumps(jsonable, ensure_ascii=False)
+    return str(jsonable)
+
+
 def _escaped_value(info: Any, value: Any) -> str:
-    return escape_markers(str(format_field_value(field_info=info, value=value)))
+    return escape_markers(_field_text(info, value))
+
+
+def parse_value(value: Any, annotation: Any) -> Any:
+    """DSPy's ``parse_value`` (a reply's field text into the field's type), with the pydantic
+    adapter of each annotation built once; the results and errors are DSPy's."""
+    if annotation is str:
+        return str(value)
+    if isinstance(annotation, enum.EnumMeta):
+        return find_enum_member(annotation, value)
+    origin = get_origin(annotation)
+    if origin is Literal:
+        allowed = get_args(annotation)
+        if value in allowed:
+            return value
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith(("Literal[", "str[")) and text.endswith("]"):
+                text = text[text.find("[") + 1 : -1]
+            if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'":
+                text = text[1:-1]
+            if text in allowed:
+                return text
+            value = text
+    if not isinstance(value, str):
+        return _type_adapter(annotation).validate_python(value)
+    members = get_args(annotation)
+    if origin in (Union, types.UnionType) and type(None) in members and str in members:
+        return _type_adapter(annotation).validate_python(value)
+    candidate = json_repair.loads(value)  # "" when it cannot repair
+    if candidate == "" and value != "":
+        try:
+            candidate = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            candidate = value
+    try:
+        return _type_adapter(annotation).validate_python(candidate)
+    except pydantic.ValidationError as exc:
+        if _annotation_is_subclass(annotation, DspyType):
+            try:
+                return _type_adapter(annotation).validate_python(value)
+            except pydantic.ValidationError:
+                raise exc from None
+        raise
+
+
+def _typed_fields(
+    adapter: str, signature: type[dspy.Signature], found: dict[str, Any], completion: str, *, json_style: bool
+) -> dict[str, Any]:
+    """The output fields of a parsed reply, each parsed into its type, defaults filled in,
+    with DSPy's errors (``AdapterParseError``) for a field that does not parse or is missing."""
+    outputs = signature.output_fields
+    # DSPy's JSON parser converts the fields in place (an error shows every field, parsed or
+    # not); its chat parser fills a new dict.
+    fields: dict[str, Any] = dict(found) if json_style else {}
+    for name, value in found.items():
+        try:
+            fields[name] = parse_value(value, outputs[name].annotation)
+        except ValueError as exc:
+            if json_style:
+                raise AdapterParseError(
+                    adapter_name=adapter,
+                    signature=signature,
+                    lm_response=completion,
+                    message=f"Failed to parse field {name}: {exc}",
+                    parsed_result=fields,
+                ) from exc
+            raise AdapterParseError(  # noqa: B904 - DSPy's chat parser raises it in the handler, unchained
+                adapter_name=adapter,
+                signature=signature,
+                lm_response=completion,
+                message=f"Failed to parse field {name} with value {value} from the LM response. "
+                f"Error message: {exc}",
+            )
+    fields = apply_output_field_defaults(signature, fields)
+    if fields.keys() != outputs.keys():
+        raise AdapterParseError(
+            adapter_name=adapter, signature=signature, lm_response=completion, parsed_result=fields
+        )
+    return fields
 
 
 class _SystemMessageCache:
@@ -143,17 +288,25 @@ def _format_user_message(
     return "\n\n".join(messages).strip()
 
 
-def _chat_sections(completion: str) -> list[tuple[str | None, str]]:
-    """The sections of a chat reply as DSPy's ChatAdapter splits them (header name, content)."""
+def _chat_sections(completion: str, *, as_dspy: bool = False) -> tuple[list[tuple[str | None, str]], bool]:
+    """The sections of a chat reply (header name, content), split at every line that is a
+    field header ``[[ ## name ## ]]`` (surrounding spaces allowed), as DSPy's ChatAdapter splits
+    them, and whether a header line was indented. The text after a header on its own line is
+    the header line's rest; with ``as_dspy``, it is cut exactly as DSPy cuts it (at the
+    match's offset in the stripped line, applied to the line as it is: different only for an
+    indented header line)."""
     sections: list[tuple[str | None, list[str]]] = [(None, [])]
+    indented = False
     for line in completion.splitlines():
-        match = _HEADER.match(line.strip())
+        stripped = line.strip()
+        match = _HEADER.match(stripped)
         if match:
-            rest = line.strip()[match.end() :].strip()
+            indented = indented or line[:1].isspace()
+            rest = (line if as_dspy else stripped)[match.end() :].strip()
             sections.append((match.group(1), [rest] if rest else []))
         else:
             sections[-1][1].append(line)
-    return [(name, "\n".join(lines).strip()) for name, lines in sections]
+    return [(name, "\n".join(lines).strip()) for name, lines in sections], indented
 
 
 class _Reraise:
@@ -170,15 +323,38 @@ class _Reraise:
 
 
 class _JuristFormatting:
-    """What both of jurist's adapters add to DSPy's: the system message rendered once per
-    signature, and input values whose field markers are escaped (judged text is data)."""
+    """What both of jurist's adapters add to DSPy's: the system message and the format
+    reminder rendered once per signature, the model's capabilities looked up once per LM
+    settings, and input values whose field markers are escaped (judged text is data)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._system_messages = _SystemMessageCache()
+        self._requirements = _SystemMessageCache()
+
+    async def acall(
+        self,
+        lm: Any,
+        lm_kwargs: dict[str, Any],
+        signature: type[dspy.Signature],
+        demos: list[dict[str, Any]],
+        inputs: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        # DSPy opens a capability-planning scope for (lm, lm_kwargs) and resolves the model's
+        # capabilities in a worker thread on every call. The scope opened here is the one
+        # DSPy's adapters reuse (same lm, same kwargs object), filled with the remembered
+        # capabilities, so DSPy finds them and resolves nothing.
+        with planning_scope(lm, lm_kwargs):
+            scope = _planning.get()
+            if scope is not None and scope.value is None:
+                scope.value = await known_capabilities(lm, lm_kwargs)
+            return await super().acall(lm, lm_kwargs, signature, demos, inputs)  # type: ignore[misc,no-any-return]
 
     def format_system_message(self, signature: type[dspy.Signature]) -> str:
         return self._system_messages.get(signature, super().format_system_message)  # type: ignore[misc]
+
+    def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
+        return self._requirements.get(signature, super().user_message_output_requirements)  # type: ignore[misc]
 
     def format_user_message_content(
         self,
@@ -188,11 +364,7 @@ class _JuristFormatting:
         suffix: str = "",
         main_request: bool = False,
     ) -> str:
-        requirements = (
-            self.user_message_output_requirements(signature)  # type: ignore[attr-defined]
-            if main_request
-            else None
-        )
+        requirements = self.user_message_output_requirements(signature) if main_request else None
         return _format_user_message(signature, inputs, requirements, prefix, suffix)
 
 
@@ -212,9 +384,11 @@ class CachedChatAdapter(_JuristFormatting, dspy.ChatAdapter):
         return "\n\n".join(parts).strip() + "\n\n[[ ## completed ## ]]\n"
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
+        outputs = signature.output_fields  # DSPy builds this dict anew on every access
+        sections, indented = _chat_sections(completion)
         copies: dict[str, set[str]] = {}
-        for name, content in _chat_sections(completion):
-            if name is not None and name in signature.output_fields:
+        for name, content in sections:
+            if name is not None and name in outputs:
                 copies.setdefault(name, set()).add(content)
         for name, contents in copies.items():
             if len(contents) > 1:
@@ -224,7 +398,14 @@ class CachedChatAdapter(_JuristFormatting, dspy.ChatAdapter):
                     completion,
                     f"the reply has {len(contents)} different values for the field '{name}'",
                 )
-        return super().parse(signature, completion)
+        # DSPy's ChatAdapter.parse: the first section of each output field, parsed into its type.
+        if indented:
+            sections, _ = _chat_sections(completion, as_dspy=True)
+        found: dict[str, Any] = {}
+        for name, content in sections:
+            if name is not None and name not in found and name in outputs:
+                found[name] = content
+        return _typed_fields("ChatAdapter", signature, found, completion, json_style=False)
 
     def _make_json_adapter_fallback(self) -> Any:
         # DSPy calls this inside its ``except AdapterParseError`` block, so the error being
@@ -281,7 +462,8 @@ class CachedJSONAdapter(_JuristFormatting, dspy.JSONAdapter):
                 lm_response=completion,
                 message="the reply holds no JSON object",
             )
-        names = list(signature.output_fields)
+        outputs = signature.output_fields  # DSPy builds this dict anew on every access
+        names = list(outputs)
         before = text[:start]
         for name in names:
             if _copies(before, name):
@@ -289,7 +471,7 @@ class CachedJSONAdapter(_JuristFormatting, dspy.JSONAdapter):
                     "JSONAdapter", signature, completion, f"the field '{name}' appears before the JSON object"
                 )
         try:
-            _value, end = _DECODER.raw_decode(text, start)
+            value, end = _DECODER.raw_decode(text, start)
         except _DuplicateKey as exc:
             raise _ambiguous(
                 "JSONAdapter",
@@ -314,7 +496,10 @@ class CachedJSONAdapter(_JuristFormatting, dspy.JSONAdapter):
                     completion,
                     f"the field '{name}' appears again after the JSON object",
                 )
-        return super().parse(signature, text[start:end])
+        # DSPy's JSONAdapter.parse of the object (valid JSON, so its repair would give the same
+        # value), with each output field parsed into its type.
+        found = {name: item for name, item in value.items() if name in outputs}
+        return _typed_fields(type(self).__name__, signature, found, text[start:end], json_style=True)
 
 
 def make_adapter(name: str) -> dspy.Adapter:

@@ -33,7 +33,14 @@ from pydantic import BaseModel, ValidationError
 
 from jurist.judges.adapters import make_adapter
 from jurist.judges.config import JudgeConfig
-from jurist.judges.lm import UsageMeter, build_lm, fatal_provider_error, metering, with_rollout
+from jurist.judges.lm import (
+    UsageMeter,
+    build_lm,
+    defers_cache_writes,
+    fatal_provider_error,
+    metering,
+    with_rollout,
+)
 from jurist.judges.retry import provider_problem, provider_retrying
 from jurist.redaction import redact
 from jurist.schemas import LMCall, Usage
@@ -180,7 +187,10 @@ class LLMJudge:
                     except (ValueError, ValidationError) as exc:  # OutputError is a ValueError
                         last = exc
                     else:
-                        await asyncio.to_thread(meter.commit_cache)
+                        if meter.held and not defers_cache_writes():
+                            await asyncio.to_thread(meter.commit_cache)
+                        else:
+                            meter.commit_cache()  # nothing to write, or the runner's writer writes it
                         return Judgment(
                             output=output,
                             raw=meter.raw,

@@ -34,11 +34,15 @@ Facts this module is built around (DSPy 3.4 / LiteLLM 1.106):
 - A damaged shard of the disk cache (an SQLite file of DSPy's ``diskcache.FanoutCache``)
   would stop every judge at start-up. It is moved aside with a warning and rebuilt empty
   (:func:`configure_cache`); a read that hits damage later is a cache miss.
+- The batch runner makes no disk write on its event loop: inside
+  :func:`deferring_cache_writes` the accepted answers' cache writes are handed to the
+  caller (the runner's writer thread) instead of being made.
 """
 
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import json
 import logging
@@ -47,16 +51,18 @@ import sqlite3
 import threading
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dspy
 from dspy.clients.cache import Cache
+from dspy.clients.execution import IGNORED_CACHE_KEYS
 
 from jurist.errors import ConfigError, FatalProviderError
+from jurist.judges import calls
 from jurist.judges.config import JudgeConfig
 from jurist.judges.retry import ProviderProblem, reached_provider
 from jurist.redaction import install_log_redaction, redact, redact_value, register_secret
@@ -177,11 +183,16 @@ class UsageMeter:
         self.served.clear()
 
     def commit_cache(self) -> None:
-        """Write the held answers of an accepted attempt to the cache (blocking disk I/O)."""
+        """Write the held answers of an accepted attempt to the cache (blocking disk I/O), or,
+        inside :func:`deferring_cache_writes`, hand the writes to its collector instead."""
         held, self.held = self.held, []
-        for cache, key, value, memory in held:
-            cache.write(key, value, memory=memory)
         self.served.clear()
+        deferred = _deferred_writes.get()
+        for cache, key, value, memory in held:
+            if deferred is not None:
+                deferred.append(functools.partial(cache.write, key, value, memory=memory))
+            else:
+                cache.write(key, value, memory=memory)
 
     def drop_held(self) -> None:
         """Drop the held answers of an attempt whose answer was not accepted."""
@@ -221,6 +232,37 @@ def rendered_messages(messages: Any, prompt: Any = None) -> list[Message]:
 
 
 _meter: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("jurist_usage_meter", default=None)
+_deferred_writes: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar(
+    "jurist_deferred_cache_writes", default=None
+)
+
+
+@contextmanager
+def deferring_cache_writes() -> Iterator[list[Callable[[], None]]]:
+    """Collect the response-cache writes of answers accepted in this context (thread or
+    asyncio task) instead of making them; the caller makes them (each is a call with no
+    arguments). The batch runner hands them to its writer thread with the item's row, so
+    the event loop does no disk I/O for the cache."""
+    writes: list[Callable[[], None]] = []
+    token = _deferred_writes.set(writes)
+    try:
+        yield writes
+    finally:
+        _deferred_writes.reset(token)
+
+
+def defers_cache_writes() -> bool:
+    """Whether cache writes made now are collected (see :func:`deferring_cache_writes`)."""
+    return _deferred_writes.get() is not None
+
+
+def writing_cache_together() -> AbstractContextManager[None]:
+    """A context in which writes to DSPy's response cache are batched into transactions
+    (:meth:`JuristCache.writing_together`; nothing special for another cache)."""
+    cache = dspy.cache
+    return cache.writing_together() if isinstance(cache, JuristCache) else nullcontext()
+
+
 _call_start: contextvars.ContextVar[float | None] = contextvars.ContextVar("jurist_call_start", default=None)
 
 
@@ -247,6 +289,10 @@ class JudgeLM(dspy.LM):
     raw text of each answer, the messages sent and the call's latency go to the meter, and
     from there into the item's result. A call that fails is counted too when its request
     reached the provider, so the meter's ``calls`` equal the requests the provider received.
+
+    An async call is made on the caller's event loop by :mod:`jurist.judges.calls` (DSPy's
+    own parts, without its worker-thread hops and per-call lookups) when that module covers
+    it, and by DSPy otherwise; both read and write the same cache entries.
     """
 
     def update_history(self, entry: dict[str, Any]) -> None:
@@ -266,13 +312,15 @@ class JudgeLM(dspy.LM):
         finally:
             _call_start.reset(token)
 
-    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+    async def acall(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
         start = time.perf_counter()
         token = _call_start.set(start)
         try:
-            return await super().acall(*args, **kwargs)
+            if calls.covered(self, prompt, messages, kwargs):
+                return await calls.acomplete(self, prompt, messages, kwargs)
+            return await super().acall(prompt, messages=messages, **kwargs)
         except Exception as exc:
-            _record_failure(exc, args, kwargs, start)
+            _record_failure(exc, (prompt,), {"messages": messages}, start)
             raise
         finally:
             _call_start.reset(token)
@@ -285,6 +333,61 @@ def _record_failure(exc: BaseException, args: tuple[Any, ...], kwargs: dict[str,
         meter.record_failure(
             exc, messages=kwargs.get("messages"), prompt=prompt, latency_s=time.perf_counter() - start
         )
+
+
+def _collect_text(value: Any, texts: list[str], depth: int, path: set[int]) -> None:
+    """Append to ``texts`` every text :func:`jurist.redaction.redact_value` would redact in
+    ``value``, walking it as that function walks it: strings, bytes (as UTF-8 text), dict
+    keys and values, list, tuple and set items, other mappings, and the attributes of objects
+    (a pydantic model's fields and extra fields); not past depth 64 nor into a cycle."""
+    if isinstance(value, str):
+        texts.append(value)
+        return
+    if value is None or isinstance(value, bool | int | float | complex):
+        return
+    if isinstance(value, bytes | bytearray):
+        texts.append(bytes(value).decode("utf-8", errors="surrogateescape"))
+        return
+    if depth > 64 or id(value) in path:
+        return
+    path.add(id(value))
+    try:
+        if type(value) is dict:
+            for key, item in value.items():
+                _collect_text(key, texts, depth + 1, path)
+                _collect_text(item, texts, depth + 1, path)
+        elif type(value) in (list, tuple, set, frozenset):
+            for item in value:
+                _collect_text(item, texts, depth + 1, path)
+        else:
+            attributes = getattr(value, "__dict__", None)
+            if isinstance(attributes, dict):
+                for item in attributes.values():
+                    _collect_text(item, texts, depth + 1, path)
+                extra = getattr(value, "__pydantic_extra__", None)
+                if isinstance(extra, dict):
+                    _collect_text(extra, texts, depth + 1, path)
+            elif isinstance(value, Mapping):
+                _collect_text(dict(value), texts, depth, path)
+    finally:
+        path.discard(id(value))
+
+
+def redact_data(value: Any) -> Any:
+    """:func:`jurist.redaction.redact_value`, with one scan for the common case.
+
+    Every text the redaction would look at is joined with line breaks and redacted at once:
+    when nothing changes, nothing in ``value`` is secret (every pattern that matches inside
+    one text matches inside the joined text, and none crosses a line break without changing
+    the text) and ``value`` itself is returned without a second walk. Otherwise it is
+    :func:`redact_value`.
+    """
+    texts: list[str] = []
+    _collect_text(value, texts, 0, set())
+    joined = "\n".join(texts)
+    if redact(joined) == joined:
+        return value
+    return redact_value(value)
 
 
 class JuristCache(Cache):
@@ -301,15 +404,16 @@ class JuristCache(Cache):
 
     _warned_damage = False
 
+    def _warn_damage(self, exc: BaseException) -> None:
+        if not self._warned_damage:
+            self._warned_damage = True
+            logger.warning("the response cache in %s is damaged (%s); skipping it", self.disk_cache_dir, exc)
+
     def get(self, request: dict[str, Any], ignored_args_for_cache_key: list[str] | None = None) -> Any:
         try:
             value = super().get(request, ignored_args_for_cache_key)
         except sqlite3.DatabaseError as exc:
-            if not self._warned_damage:
-                self._warned_damage = True
-                logger.warning(
-                    "the response cache in %s is damaged (%s); skipping it", self.disk_cache_dir, exc
-                )
+            self._warn_damage(exc)
             return None
         meter = _meter.get()
         if value is not None and meter is not None:
@@ -326,7 +430,7 @@ class JuristCache(Cache):
     ) -> None:
         meter = _meter.get()
         if meter is None or not meter.hold_cache_writes:
-            super().put(request, redact_value(value), ignored_args_for_cache_key, enable_memory_cache)
+            super().put(request, redact_data(value), ignored_args_for_cache_key, enable_memory_cache)
             return
         try:
             key = self.cache_key(request, ignored_args_for_cache_key)
@@ -334,9 +438,58 @@ class JuristCache(Cache):
             return  # DSPy skips values it cannot key, too
         meter.held.append((self, key, value, enable_memory_cache))
 
+    def key_of(self, request: dict[str, Any]) -> str | None:
+        """The key DSPy stores ``request``'s answer under (``api_key``, ``api_base`` and
+        ``base_url`` ignored, as DSPy ignores them), or ``None`` if it cannot be keyed."""
+        try:
+            return self.cache_key(request, IGNORED_CACHE_KEYS)
+        except Exception:
+            return None  # DSPy neither reads nor writes a request it cannot key
+
+    def read(self, key: str) -> Any:
+        """The stored answer under ``key`` as it was stored, or ``None``.
+
+        A read that hits a damaged shard is logged once and is a miss; an entry that cannot
+        be deserialised is deleted and is a miss (as DSPy does).
+        """
+        if self.enable_memory_cache:
+            with self._lock:
+                value = self.memory_cache.get(key)
+            if value is not None:
+                return value
+        if not self.enable_disk_cache:
+            return None
+        from dspy.clients.disk_serialization import DeserializationError
+
+        try:
+            return self.disk_cache.get(key)
+        except DeserializationError:
+            with suppress(Exception):
+                self.disk_cache.delete(key)
+            return None
+        except sqlite3.DatabaseError as exc:
+            self._warn_damage(exc)
+            return None
+
+    def note_served(self, key: str) -> None:
+        """Note on the active meter that the entry under ``key`` served an answer (so a judge
+        can evict it if the answer does not parse)."""
+        meter = _meter.get()
+        if meter is not None:
+            meter.served.append((self, key))
+
+    def offer(self, key: str, value: Any) -> None:
+        """Store a new answer under ``key``: held on the active meter when it holds writes
+        (see :class:`UsageMeter`), otherwise written now (redacted)."""
+        meter = _meter.get()
+        if meter is not None and meter.hold_cache_writes:
+            meter.held.append((self, key, value, True))
+        else:
+            self.write(key, value)
+
     def write(self, key: str, value: Any, *, memory: bool = True) -> None:
         """Store ``value`` (redacted) under ``key`` (a key from :meth:`cache_key`)."""
-        value = redact_value(value)
+        value = redact_data(value)
         if memory and self.enable_memory_cache:
             with self._lock:
                 self.memory_cache[key] = value
@@ -345,6 +498,19 @@ class JuristCache(Cache):
                 self.disk_cache.set(key, value)
             except Exception as exc:
                 logger.debug("could not write a response to the disk cache: %s", exc)
+
+    @contextmanager
+    def writing_together(self) -> Iterator[None]:
+        """Make the disk writes inside this context one transaction per shard instead of one
+        each (about half the cost of a write). The shards are locked for the context's
+        length; if they cannot be locked, each write is its own transaction as usual."""
+        with ExitStack() as stack:
+            if self.enable_disk_cache:
+                try:
+                    stack.enter_context(self.disk_cache.transact(retry=True))
+                except Exception as exc:
+                    logger.debug("could not lock the response cache for a batch of writes: %s", exc)
+            yield
 
     def evict(self, key: str) -> None:
         """Delete the entry under ``key`` from memory and disk."""

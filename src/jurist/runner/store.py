@@ -1,8 +1,10 @@
 """The durable record of a run: one SQLite row per finished item.
 
-Each finished item is committed as soon as it completes (WAL journal), so a process killed
-at any moment keeps every item it had finished, and a resumed run skips them. Item ids
-are the primary key: an item can never be recorded twice.
+Finished items are written by one thread (:class:`ResultWriter`) and committed in small
+batches (WAL journal): at the latest :data:`COMMIT_EVERY_ITEMS` items or
+:data:`COMMIT_EVERY_SECONDS` seconds after an item finished, and when the run ends or is
+interrupted. A process killed at any moment keeps every item committed before, and a
+resumed run skips them. Item ids are the primary key: an item can never be recorded twice.
 
 Every row carries the fingerprint of the judge that produced it (column
 ``judge_fingerprint``; files written before the column existed get it added, with ``NULL``
@@ -30,11 +32,16 @@ to recover, instead of a traceback.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
+import logging
 import re
 import sqlite3
-from collections.abc import Callable, Iterator
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,6 +54,14 @@ RESULTS_DB = "results.sqlite"
 
 RESULTS_JSONL = "results.jsonl"
 """The export of every recorded item, written next to ``results.sqlite`` after scoring."""
+
+COMMIT_EVERY_ITEMS = 64
+"""A :class:`ResultWriter` commits once this many finished items wait ..."""
+
+COMMIT_EVERY_SECONDS = 0.2
+"""... or once the oldest waiting item finished this many seconds ago, whichever comes first."""
+
+logger = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -94,6 +109,34 @@ def damaged_store_error(path: Path, reason: str) -> RunDirectoryError:
         f"{path} is damaged ({reason}): move it aside (mv {path} {path}.damaged) and run the same "
         f"command again to judge the items anew (answers in the response cache cost nothing){kept}"
     )
+
+
+class _Batch:
+    """The texts of the rows written in one transaction: each distinct text is redacted (and,
+    for a message, hashed) once per batch, however many items share it (the system message
+    and the few-shot demos are in every item)."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, str] = {}
+        """Redacted message texts by the SHA-256 of their redacted text."""
+        self._clean: dict[str, str] = {}
+        self._digests: dict[str, str] = {}
+
+    def clean(self, text: str) -> str:
+        """``text`` redacted."""
+        found = self._clean.get(text)
+        if found is None:
+            found = self._clean[text] = redact(text)
+        return found
+
+    def stored(self, text: str) -> str:
+        """The digest under which ``text`` (redacted) is kept in ``messages``."""
+        digest = self._digests.get(text)
+        if digest is None:
+            clean = self.clean(text)
+            digest = self._digests[text] = hashlib.sha256(clean.encode("utf-8")).hexdigest()
+            self.messages[digest] = clean
+        return digest
 
 
 class ResultStore:
@@ -179,33 +222,28 @@ class ResultStore:
         )
         return row[0] if row else None
 
+    def statuses(self) -> dict[str, str]:
+        """Every recorded item's status by id (``'ok'`` or ``'failed'``), read at once."""
+        rows = self._guard(lambda: self._db.execute("SELECT id, status FROM results").fetchall())
+        return {item_id: status for item_id, status in rows}
+
     def put(self, result: ItemResult) -> None:
-        """Record a finished item (with this store's judge fingerprint and program), replacing
-        an earlier failed attempt of the same item. Its error, raw answers, output and
-        messages are redacted first; each distinct message text is stored once."""
-        output = redact_value(result.output)
-        raw = [redact(text) for text in result.raw]
-        messages: dict[str, str] = {}
-        calls = (
-            json.dumps([self._call_record(call, raw, messages) for call in result.calls], ensure_ascii=False)
-            if result.calls is not None
-            else None
-        )
-        values: tuple[Any, ...] = (
-            result.id,
-            result.status,
-            json.dumps(output, ensure_ascii=False) if output is not None else None,
-            redact(result.error) if result.error else result.error,
-            result.error_type,
-            json.dumps(raw, ensure_ascii=False),
-            result.attempts,
-            result.latency_s,
-            result.usage.model_dump_json(),
-            self.judge_fingerprint,
-            calls,
-            self.program,
-        )
-        new = [(digest, text) for digest, text in messages.items() if digest not in self._known]
+        """Record a finished item (see :meth:`put_many`)."""
+        self.put_many([result])
+
+    def put_many(self, results: Iterable[ItemResult]) -> None:
+        """Record finished items in one transaction (with this store's judge fingerprint and
+        program), each replacing an earlier failed attempt of the same item. Their errors, raw
+        answers, outputs and messages are redacted first; each distinct message text is stored
+        once."""
+        batch = _Batch()
+        self._write_rows([self._row(result, batch) for result in results], batch)
+
+    def _write_rows(self, rows: list[tuple[Any, ...]], batch: _Batch) -> None:
+        """Write rows made by :meth:`_row` (their texts in ``batch``) in one transaction."""
+        if not rows:
+            return
+        new = [(digest, text) for digest, text in batch.messages.items() if digest not in self._known]
         if not (self._has_fingerprint and self._has_calls and self._has_messages):
             self._guard(self._migrate)
 
@@ -216,7 +254,7 @@ class ResultStore:
                     self._db.executemany(
                         "INSERT OR IGNORE INTO messages (sha256, content) VALUES (?, ?)", new
                     )
-                self._db.execute(
+                self._db.executemany(
                     "INSERT INTO results (id, status, output, error, error_type, raw, attempts, "
                     "latency_s, usage, judge_fingerprint, calls, program) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -225,7 +263,7 @@ class ResultStore:
                     "attempts=excluded.attempts, latency_s=excluded.latency_s, usage=excluded.usage, "
                     "judge_fingerprint=excluded.judge_fingerprint, calls=excluded.calls, "
                     "program=excluded.program",
-                    values,
+                    rows,
                 )
                 self._db.execute("COMMIT")
             except BaseException:
@@ -238,26 +276,43 @@ class ResultStore:
             self._known.clear()
         self._known.update(digest for digest, _ in new)
 
+    def _row(self, result: ItemResult, batch: _Batch) -> tuple[Any, ...]:
+        """One item's row as stored (redacted), its message texts collected in ``batch``."""
+        output = redact_value(result.output)
+        raw = [batch.clean(text) for text in result.raw]
+        calls = (
+            json.dumps([self._call_record(call, raw, batch) for call in result.calls], ensure_ascii=False)
+            if result.calls is not None
+            else None
+        )
+        return (
+            result.id,
+            result.status,
+            json.dumps(output, ensure_ascii=False) if output is not None else None,
+            batch.clean(result.error) if result.error else result.error,
+            result.error_type,
+            json.dumps(raw, ensure_ascii=False),
+            result.attempts,
+            result.latency_s,
+            result.usage.model_dump_json(),
+            self.judge_fingerprint,
+            calls,
+            self.program,
+        )
+
     @staticmethod
-    def _call_record(call: LMCall, raw: list[str], messages: dict[str, str]) -> dict[str, Any]:
+    def _call_record(call: LMCall, raw: list[str], batch: _Batch) -> dict[str, Any]:
         """One call as stored: messages as ``[role, sha256]`` (their redacted texts collected
-        in ``messages``), replies as indices into the row's redacted ``raw`` (or, for a reply
-        not among them, the hash of its text)."""
-        refs = []
-        for message in call.messages:
-            text = redact(message.content)
-            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            messages[digest] = text
-            refs.append([message.role, digest])
+        in ``batch``), replies as indices into the row's redacted ``raw`` (or, for a reply not
+        among them, the hash of its text)."""
+        refs = [[message.role, batch.stored(message.content)] for message in call.messages]
         replies: list[int | str] = []
         for reply in call.replies:
-            text = redact(reply)
+            text = batch.clean(reply)
             try:
                 replies.append(raw.index(text))
             except ValueError:
-                digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-                messages[digest] = text
-                replies.append(digest)
+                replies.append(batch.stored(reply))
         record: dict[str, Any] = {"attempt": call.attempt, "messages": refs, "replies": replies}
         record["cache_hit"] = call.cache_hit
         if call.prompt_tokens or call.completion_tokens:
@@ -268,7 +323,7 @@ class ResultStore:
         if call.latency_s is not None:
             record["latency_s"] = round(call.latency_s, 6)
         if call.error:
-            record["error"] = redact(call.error)
+            record["error"] = batch.clean(call.error)
         return record
 
     def counts(self) -> dict[str, int]:
@@ -418,6 +473,102 @@ class ResultStore:
             return found
 
         return self._guard(read)
+
+
+class ResultWriter:
+    """The one thread that writes a run's finished items into its :class:`ResultStore`.
+
+    The event loop hands each finished item over with :meth:`submit`: an append to a queue,
+    with no thread hop and no future per item. The thread wakes once ``batch_items`` items
+    wait, or ``batch_seconds`` after it last woke, takes every waiting item, makes each one's
+    other writes first (the answers it put in the response cache), and records them all in
+    one transaction; :meth:`close` writes what is left. So an item is committed at the latest
+    about ``batch_seconds`` after it finished, and the thread wakes a few times a second
+    instead of once per item (each wake-up passes the interpreter lock between threads).
+    Between items it yields the lock, so the event loop is not held up by a batch.
+
+    The first write that fails (a damaged or read-only ``results.sqlite``, a full disk) is
+    kept in :attr:`error` and nothing more is written; the runner raises it.
+
+    Args:
+        store: The run's store.
+        batch_items: Commit once this many items wait.
+        batch_seconds: Commit what waits at least this often.
+        writing_together: A context the other writes of a batch are made in (e.g. one that
+            makes them one transaction).
+    """
+
+    def __init__(
+        self,
+        store: ResultStore,
+        *,
+        batch_items: int = COMMIT_EVERY_ITEMS,
+        batch_seconds: float = COMMIT_EVERY_SECONDS,
+        writing_together: Callable[[], AbstractContextManager[Any]] = nullcontext,
+    ) -> None:
+        self.store = store
+        self.writing_together = writing_together
+        self.batch_items = batch_items
+        self.batch_seconds = batch_seconds
+        self.error: BaseException | None = None
+        """The first failed write, or ``None``."""
+        self._waiting: collections.deque[tuple[ItemResult, list[Callable[[], None]]]] = collections.deque()
+        self._wake = threading.Event()
+        self._closing = False
+        self._thread = threading.Thread(target=self._loop, name="jurist-store", daemon=True)
+        self._thread.start()
+
+    def submit(self, result: ItemResult, before: Iterable[Callable[[], None]] = ()) -> None:
+        """Record ``result`` soon; call each of ``before`` (in the writer thread) first."""
+        self._waiting.append((result, list(before)))
+        if len(self._waiting) >= self.batch_items:
+            self._wake.set()
+
+    def close(self) -> None:
+        """Write and commit everything submitted, then stop the thread."""
+        self._closing = True
+        self._wake.set()
+        self._thread.join()
+
+    def __enter__(self) -> ResultWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.wait(timeout=self.batch_seconds)
+            self._wake.clear()
+            closing = self._closing  # read before taking the items: none submitted before it is missed
+            taken = []
+            while self._waiting:
+                taken.append(self._waiting.popleft())
+            if taken:
+                self._write(taken)
+            if closing:
+                return
+
+    def _write(self, taken: list[tuple[ItemResult, list[Callable[[], None]]]]) -> None:
+        if self.error is not None:
+            return
+        writes = [write for _, before in taken for write in before]
+        if writes:
+            with self.writing_together():
+                for write in writes:
+                    try:
+                        write()
+                    except Exception as exc:  # a cache write is an optimisation, never the run's end
+                        logger.debug("could not write a response to the cache: %s", exc)
+        batch = _Batch()
+        rows = []
+        try:
+            for result, _ in taken:
+                rows.append(self.store._row(result, batch))
+                time.sleep(0)  # let the event loop take the interpreter lock if it waits for it
+            self.store._write_rows(rows, batch)
+        except BaseException as exc:
+            self.error = exc
 
 
 def iter_run_results(path: str | Path) -> Iterator[ItemResult]:

@@ -1,0 +1,82 @@
+"""Cache records are redacted with one scan when nothing in them is secret, and exactly as
+redact_value redacts them otherwise."""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+
+from pydantic import BaseModel, ConfigDict
+
+from jurist.judges.lm import redact_data
+from jurist.redaction import REDACTED, redact_value, register_secret
+
+SECRET = "judge-secret-value-991"
+PIECES = [
+    "plain words",
+    "api_key",
+    "=",
+    ": ",
+    "sk-abcdef1234567890XYZ",
+    "Bearer",
+    " token1234567890",
+    SECRET,
+    "authorization",
+    '"',
+    "x",
+    "",
+    "AKIAABCDEFGHIJKLMNOP",
+    "[REDACTED]",
+]
+
+
+class _Reply(BaseModel):
+    """An object like a provider's response: fields, nested objects, extra fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+    content: str
+    parts: list[object] = []
+
+
+def _text(rng: random.Random) -> str:
+    return "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 4)))
+
+
+def _value(rng: random.Random, depth: int = 0) -> object:
+    kind = rng.randint(0, 9 if depth < 3 else 3)
+    if kind == 0:
+        return _text(rng)
+    if kind == 1:
+        return rng.choice([None, True, 3, 2.5])
+    if kind in (2, 3):
+        return _text(rng) if rng.random() < 0.7 else rng.randint(0, 9)
+    if kind == 4:
+        return [_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    if kind == 5:
+        return tuple(_value(rng, depth + 1) for _ in range(rng.randint(0, 3)))
+    if kind == 6:
+        return _Reply(content=_text(rng), parts=[_value(rng, depth + 1)], note=_text(rng))
+    if kind == 7:
+        return _text(rng).encode("utf-8")
+    if kind == 8:
+        return OrderedDict((_text(rng), _value(rng, depth + 1)) for _ in range(rng.randint(0, 3)))
+    return {_text(rng): _value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+
+
+def test_records_are_redacted_as_redact_value_redacts_them():
+    register_secret(SECRET)
+    rng = random.Random(7)
+    for _ in range(3000):
+        value = _value(rng)
+        assert redact_data(value) == redact_value(value)
+
+
+def test_a_clean_record_is_returned_as_it_is_and_a_secret_one_is_copied():
+    clean = {"outputs": ["[[ ## verdict ## ]]\nyes"], "usage": {"prompt_tokens": 3}, "cost": None}
+    assert redact_data(clean) is clean
+    register_secret(SECRET)
+    leaked = {"outputs": [f"my key is {SECRET}"], "raw": None}
+    redacted = redact_data(leaked)
+    assert redacted == {"outputs": [f"my key is {REDACTED}"], "raw": None}
+    assert leaked["outputs"] == [f"my key is {SECRET}"]  # the original is not modified
