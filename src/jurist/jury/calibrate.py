@@ -20,8 +20,9 @@ from pydantic import BaseModel
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.jury.config import Jury, load_jury, write_weighted_copy
-from jurist.jury.panel import Panel, jury_panel
+from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
+from jurist.jury.task_variants import judging_by
 from jurist.tasks._contract import JudgeRun, Task
 from jurist.tasks.calibration_rows import JudgeSpec, dataset_name, judge_run_dir
 
@@ -58,28 +59,6 @@ def _juror_specs(spec: JurySpec) -> dict[str, JudgeSpec]:
     return {juror.name: JudgeSpec(f"{spec.name}/{juror.name}", juror.config) for juror in spec.jury.jurors}
 
 
-def _judging_with(task: Task, panel: Panel) -> Task:
-    """``task``, except that its ``judge`` hook runs ``panel`` (so the task's own calibration
-    row is computed on the panel's run)."""
-
-    def judge(
-        self: Task,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        return run_panel(task, panel, data, Path(out), options, retry_failed=retry_failed, progress=progress)
-
-    kind = type(type(task).__name__, (type(task),), {"judge": judge, "__doc__": type(task).__doc__})
-    clone: Task = object.__new__(kind)
-    clone.__dict__.update(vars(task))
-    return clone
-
-
 def calibration_rows(
     task: Task, gold: str | Path, spec: JurySpec, out: Path, settings: dict[str, Any], progress: bool
 ) -> list[tuple[dict[str, Any], pd.DataFrame]]:
@@ -95,7 +74,11 @@ def calibration_rows(
     )
     options = settings.get("options") or task.options()
     check_task(task, options, panel)
-    row, table = _judging_with(task, panel).calibration_row(gold, spec, out, settings, progress)
+
+    def run_jury(data: str | Path, run_dir: Path, options: BaseModel, retry: bool, shown: bool) -> JudgeRun:
+        return run_panel(task, panel, data, run_dir, options, retry_failed=retry, progress=shown)
+
+    row, table = judging_by(task, run_jury).calibration_row(gold, spec, out, settings, progress)
     row["model"] = f"jury of {', '.join(jurors)} ({spec.jury.aggregate})"
     rows = [(row, table)]
     for juror in jurors.values():

@@ -10,61 +10,47 @@ item whose deciding stage gave no verdict (the last stage failed on it) is a fai
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
 from pydantic import BaseModel
 
 from jurist.datasets.samples import resolve_input
-from jurist.judges.judge import JudgeFailure, Judgment
 from jurist.jury.cascade_config import Cascade
 from jurist.jury.cascade_paths import StageRecord, Step, item_path
 from jurist.jury.cascade_report import CascadeViews, add_columns, cascade_section, section_markdown
+from jurist.jury.derived_run import (
+    Outcome,
+    RecordedJudge,
+    combined_fingerprint,
+    read_manifest,
+    record_items,
+    write_section,
+)
 from jurist.report.html import write_run_views
 from jurist.report.review import Review
-from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, iter_run_results, run_items, run_lock
-from jurist.schemas import ItemResult, LMCall, Usage
-from jurist.tasks._contract import JudgeRun, Task, atomic_write_text, json_ready
-from jurist.tasks._results import strict_json, write_exports
+from jurist.runner import RESULTS_DB, ResultStore, run_lock
+from jurist.schemas import Usage
+from jurist.tasks._contract import JudgeRun, Task
 
-__all__ = ["CASCADE_JSON", "build_cascade_run", "read_manifest"]
+__all__ = ["CASCADE_JSON", "build_cascade_run"]
 
-ITEM_KEY = "item"
-CASCADE_JSON = "cascade.json"
+CASCADE = "cascade"
+"""The key of the cascade's part of the summary, and of its per-item output."""
+CASCADE_JSON = f"{CASCADE}.json"
 """The cascade's part of the summary in its run directory (also its identity while it runs)."""
 
 
 @dataclass
-class _Outcome:
-    """What the cascade's run records for one item."""
+class _Outcome(Outcome):
+    """What the cascade's run records for one item: with the stages on its path."""
 
-    id: str
-    output: dict[str, Any] | None
-    error: str | None
-    raw: list[str]
-    usage: Usage
-    attempts: int
-    latency_s: float
+    error_type: ClassVar[str] = "cascade_failed"
+
     path: list[Step]
-
-    def result(self, calls: list[LMCall] | None) -> ItemResult:
-        return ItemResult(
-            id=self.id,
-            status="ok" if self.output is not None else "failed",
-            output=self.output,
-            error=self.error,
-            error_type=None if self.output is not None else "cascade_failed",
-            raw=self.raw,
-            attempts=self.attempts,
-            latency_s=self.latency_s,
-            usage=self.usage,
-            calls=calls,
-        )
 
 
 def _outcome(item_id: str, cascade: Cascade, records: Mapping[str, StageRecord], review: Review) -> _Outcome:
@@ -88,7 +74,7 @@ def _outcome(item_id: str, cascade: Cascade, records: Mapping[str, StageRecord],
         message = f"stage {where} gave no verdict: {why}"
         return _Outcome(item_id, None, message, raw, usage, attempts, latency, path)
     output = dict(decided.output)
-    output["cascade"] = {
+    output[CASCADE] = {
         "stage": last.stage,
         "path": [step.stage for step in path],
         "reasons": {step.stage: step.reason for step in path if step.reason is not None},
@@ -96,58 +82,21 @@ def _outcome(item_id: str, cascade: Cascade, records: Mapping[str, StageRecord],
     return _Outcome(item_id, output, None, raw, usage, attempts, latency, path)
 
 
-class _CascadeJudge:
+class _CascadeJudge(RecordedJudge[_Outcome]):
     """The runner's judge of a cascade's run: it answers each item from the stages' recorded runs."""
 
     def __init__(
         self, name: str, fingerprint: str, outcomes: dict[str, _Outcome], stores: dict[str, ResultStore]
     ):
-        self.name = name
-        self._fingerprint = fingerprint
-        self.outcomes = outcomes
+        super().__init__(name, fingerprint, outcomes)
         self.stores = stores
 
-    def fingerprint(self) -> str:
-        return self._fingerprint
-
-    def calls(self, item_id: str) -> list[LMCall]:
-        """Every LM call the stages on the item's path made for it, in stage order."""
-        found: list[LMCall] = []
+    def stores_of(self, item_id: str) -> Iterable[ResultStore]:
+        """The stores of the stages on the item's path (that ran), in stage order."""
         for step in self.outcomes[item_id].path:
             store = self.stores.get(step.stage)
-            detail = store.item_detail(item_id) if store is not None else None
-            if detail is not None and detail.calls:
-                found += detail.calls
-        return found
-
-    async def judge(self, inputs: dict[str, Any]) -> Judgment:
-        outcome = self.outcomes[inputs[ITEM_KEY]]
-        calls = self.calls(outcome.id)
-        if outcome.output is None:
-            raise JudgeFailure(
-                outcome.error or "no verdict",
-                error_type="cascade_failed",
-                raw=outcome.raw,
-                usage=outcome.usage,
-                attempts=outcome.attempts,
-                calls=calls,
-            )
-        return Judgment(
-            output=outcome.output,
-            raw=outcome.raw,
-            usage=outcome.usage,
-            attempts=outcome.attempts,
-            calls=calls,
-        )
-
-
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """A run directory's manifest, or ``{}`` when it has none that can be read."""
-    try:
-        loaded = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
+            if store is not None:
+                yield store
 
 
 def build_cascade_run(
@@ -170,7 +119,7 @@ def build_cascade_run(
     outcomes = {item_id: _outcome(item_id, cascade, records, review) for item_id in ids}
     identity = [cascade.fingerprint()]
     identity += [str(read_manifest(record.run_dir).get("judge_fingerprint")) for record in records.values()]
-    fingerprint = hashlib.sha256("|".join(identity).encode()).hexdigest()[:16]
+    fingerprint = combined_fingerprint(identity)
     head = records.get(cascade.stages[0].name)
     first = read_manifest(head.run_dir) if head is not None else {}
     with run_lock(out), ExitStack() as opened:
@@ -180,44 +129,11 @@ def build_cascade_run(
             if (record.run_dir / RESULTS_DB).is_file()
         }
         judge = _CascadeJudge(cascade.judge_name, fingerprint, outcomes, stores)
-        run_items(
-            [Item(item_id, {ITEM_KEY: item_id}) for item_id in ids],
-            judge,
-            out,
-            task=task.name,
-            task_source=first.get("task_source"),
-            task_options=options.model_dump(mode="json"),
-            dataset=dataset.describe(),
-            config=cascade.describe(),
-            total=len(ids),
-            concurrency=32,
-            retry_failed=True,
-            progress=False,
-        )
-        _refresh(out, judge)
-        scores = task.score(out, options, gold=path, write=False)
-        section = cascade_section(
-            cascade, records, review, scores.items, {i: o.path for i, o in outcomes.items()}
-        )
-        add_columns(scores.items, {item_id: outcome.path for item_id, outcome in outcomes.items()})
-        report = task.report(scores)
-        scores.summary = json_ready({**scores.summary, "cascade": section})
-        scores.report = report.rstrip("\n") + "\n\n" + section_markdown(section)
-        write_exports(out, scores, iter_run_results(out))
-        atomic_write_text(out / CASCADE_JSON, strict_json(json_ready(section)))
+        config = cascade.describe()
+        scores = record_items(task, judge, out, path, dataset, ids, options, config, first.get("task_source"))
+        paths = {item_id: outcome.path for item_id, outcome in outcomes.items()}
+        section = cascade_section(cascade, records, review, scores.items, paths)
+        add_columns(scores.items, paths)
+        write_section(task, out, scores, CASCADE, section, section_markdown(section))
     write_run_views(CascadeViews(task, section), out, scores, options)
     return JudgeRun(run_dir=out, scores=scores)
-
-
-def _refresh(out: Path, judge: _CascadeJudge) -> None:
-    """Re-record the items whose stages' runs changed since the cascade's run recorded them."""
-    with ResultStore(out / RESULTS_DB, judge_fingerprint=judge.fingerprint()) as store:
-        stale = [
-            recorded.id
-            for recorded in store.iter_results()
-            if recorded.id in judge.outcomes
-            and (recorded.output, recorded.status)
-            != (judge.outcomes[recorded.id].output, judge.outcomes[recorded.id].result(None).status)
-        ]
-        for item_id in stale:
-            store.put(judge.outcomes[item_id].result(judge.calls(item_id)))

@@ -33,6 +33,7 @@ from jurist.jury.cascade_build import build_cascade_run
 from jurist.jury.cascade_config import Cascade, load_cascade, write_calibrated_copy
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.cascade_run import check_cascade
+from jurist.jury.task_variants import judging_by
 from jurist.report.review import Review
 from jurist.schemas import Usage
 from jurist.tasks._contract import JudgeRun, Task
@@ -256,22 +257,12 @@ def choose(
 def _building_from(task: Task, cascade: Cascade, records: dict[str, StageRecord]) -> Task:
     """``task``, except that its ``judge`` hook builds ``cascade``'s run from the recorded stages."""
 
-    def judge(
-        self: Task,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
+    def build(
+        data: str | Path, out: Path, options: BaseModel, retry_failed: bool, progress: bool
     ) -> JudgeRun:
-        return build_cascade_run(task, cascade, data, Path(out), options, records)
+        return build_cascade_run(task, cascade, data, out, options, records)
 
-    kind = type(type(task).__name__, (type(task),), {"judge": judge, "__doc__": type(task).__doc__})
-    clone: Task = object.__new__(kind)
-    clone.__dict__.update(vars(task))
-    return clone
+    return judging_by(task, build)
 
 
 def calibration_rows(

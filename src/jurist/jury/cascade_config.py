@@ -22,18 +22,24 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
-from jurist.atomic import atomic_write_text
 from jurist.errors import ConfigError
 from jurist.judges.config import BASELINE, JudgeConfig, load_config, make_config
-from jurist.jury.config import _NAME, Jury, _lines, _read_mapping, load_jury
+from jurist.jury.config import Jury, load_jury
+from jurist.jury.yaml_file import (
+    NAME,
+    copied_body,
+    entry_lines,
+    has_top_key,
+    named_entries,
+    read_body,
+    relative_to,
+    write_copy,
+)
 
 __all__ = ["Cascade", "Stage", "StageKind", "is_cascade_file", "load_cascade", "write_calibrated_copy"]
 
@@ -143,16 +149,7 @@ class Cascade:
 
 def is_cascade_file(source: Any) -> bool:
     """Whether ``source`` is a path to a YAML file whose top-level mapping has a ``cascade`` key."""
-    if not isinstance(source, str | Path) or not str(source).lower().endswith((".yaml", ".yml")):
-        return False
-    path = Path(source)
-    if not path.is_file():
-        return False
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return False
-    return isinstance(loaded, dict) and "cascade" in loaded
+    return has_top_key(source, "cascade")
 
 
 def _fraction(value: Any) -> bool:
@@ -177,37 +174,19 @@ def load_cascade(path: str | Path, overrides: Mapping[str, Any] | None = None) -
             or jury file is missing or invalid.
     """
     file = Path(path)
-    loaded, text = _read_mapping(file)
-    lines = _lines(text)
-
-    def error(message: str, field: str) -> ConfigError:
-        return ConfigError(message, path=file, line=lines.get(field), field=field)
-
-    if not isinstance(loaded, dict) or "cascade" not in loaded:
-        raise ConfigError("a cascade file is a YAML mapping with a 'cascade' key", path=file, field="cascade")
-    extra = [str(key) for key in loaded if key != "cascade"]
-    if extra:
-        raise error("unknown key (a cascade file holds only 'cascade:')", extra[0])
-    body = loaded["cascade"]
-    if not isinstance(body, dict):
-        raise error("'cascade' must be a mapping with stages (and target_agreement)", "cascade")
-    unknown = [str(key) for key in body if key not in _CASCADE_KEYS]
-    if unknown:
-        raise error(f"unknown key (known: {', '.join(_CASCADE_KEYS)})", f"cascade.{unknown[0]}")
+    document = read_body(file, "cascade", _CASCADE_KEYS, "stages (and target_agreement)")
+    body, lines, error = document.body, document.lines, document.error
     target = body.get("target_agreement")
     if target is not None and not (_fraction(target) and target > 0):
         raise error(
             f"target_agreement must be a number in (0, 1] (got {target!r})", "cascade.target_agreement"
         )
-    entries = body.get("stages")
-    if not isinstance(entries, list) or len(entries) < 2:
-        raise error("'stages' must list at least two stages", "cascade.stages")
-    stages: list[Stage] = []
-    for index, entry in enumerate(entries):
-        stage = _stage(file, entry, f"cascade.stages[{index}]", lines, dict(overrides or {}))
-        if any(other.name == stage.name for other in stages):
-            raise error(f"two stages are named {stage.name!r}", f"cascade.stages[{index}].name")
-        stages.append(stage)
+    stages = named_entries(
+        document,
+        "stages",
+        "stage",
+        lambda entry, field: _stage(file, entry, field, lines, dict(overrides or {})),
+    )
     last = stages[-1]
     if last.escalate_below is not None:
         raise error(
@@ -231,7 +210,7 @@ def _stage(file: Path, entry: Any, field: str, lines: dict[str, int], overrides:
         raise error("a stage is a mapping with a name and a judge: config, jury, or judge-config keys")
     values = dict(entry)
     name = values.pop("name", None)
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not NAME.match(name):
         raise error(
             "each stage needs a name of letters, digits, '.', '-' or '_' (it names its run's folder)", "name"
         )
@@ -260,9 +239,7 @@ def _stage(file: Path, entry: Any, field: str, lines: dict[str, int], overrides:
             "give the stage a judge: config (a judge config file, or baseline), jury (a jury file), "
             "or judge-config keys such as model"
         )
-    stage_lines = {
-        key.removeprefix(f"{field}."): n for key, n in lines.items() if key.startswith(f"{field}.")
-    }
+    stage_lines = entry_lines(lines, field)
     try:
         make_config(values, path=file, lines=stage_lines)
     except ConfigError as exc:
@@ -279,9 +256,7 @@ def _stage(file: Path, entry: Any, field: str, lines: dict[str, int], overrides:
 def _relative(file: Path, source: Any, error: Any, key: str, what: str) -> Path:
     if not isinstance(source, str | Path):
         raise error(f"{key} must be the path of {what}", key)
-    path = Path(source)
-    if not path.is_absolute():
-        path = file.parent / path
+    path = relative_to(file, source)
     if not path.is_file():
         raise error(f"{what} {path} not found (paths are relative to the cascade file)", key)
     return path
@@ -298,30 +273,12 @@ def write_calibrated_copy(
     Raises:
         ConfigError: The cascade has no file to copy.
     """
-    if cascade.path is None:
-        raise ConfigError("the cascade was not read from a file; there is nothing to copy", field="cascade")
-    loaded, _ = _read_mapping(cascade.path)
     destination = Path(target)
-    body = dict(loaded["cascade"])
-    stages = []
-    for entry in body.get("stages") or []:
-        entry = dict(entry)
-        for key in ("config", "jury"):
-            source = entry.get(key)
-            if isinstance(source, str) and source != BASELINE:
-                original = Path(source) if Path(source).is_absolute() else cascade.path.parent / source
-                try:
-                    entry[key] = os.path.relpath(original.resolve(), destination.parent.resolve())
-                except ValueError:  # another drive (Windows): keep it absolute
-                    entry[key] = str(original.resolve())
+    body = copied_body(cascade.path, "cascade", "stages", ("config", "jury"), destination, keep=(BASELINE,))
+    for entry in body["stages"]:
         if entry.get("name") in thresholds:
             # Exact: a threshold is an observed confidence, and an item at it stays.
             entry["escalate_below"] = float(thresholds[entry["name"]])
-        stages.append(entry)
-    body["stages"] = stages
     if target_agreement is not None:
         body["target_agreement"] = float(target_agreement)
-    ordered = {key: body[key] for key in _CASCADE_KEYS if key in body}
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(destination, yaml.safe_dump({"cascade": ordered}, sort_keys=False, allow_unicode=True))
-    return destination
+    return write_copy(destination, "cascade", body, _CASCADE_KEYS)

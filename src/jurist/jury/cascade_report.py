@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import pandas as pd
-from pydantic import BaseModel
 
 from jurist.jury.agreement import gold_rate
 from jurist.jury.cascade_config import Cascade, Stage
 from jurist.jury.cascade_paths import StageRecord, Step
+from jurist.jury.derived_run import SectionViews
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.schemas import Usage
-from jurist.tasks._contract import Scores, Task
+from jurist.tasks._contract import Task
 
 __all__ = [
     "CascadeViews",
@@ -358,20 +357,9 @@ def choice_lines(name: str, choice: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-class CascadeViews(Task):
+class CascadeViews(SectionViews):
     """A task as a cascade's run shows it: the task's review with the cascade's columns added,
     and the task's figures followed by the cascade's (:func:`cascade_figures`)."""
 
     def __init__(self, task: Task, section: Mapping[str, Any]) -> None:
-        self.task = task
-        self.section = section
-        self.name = task.name
-        self.description = task.description
-        self.source = task.source
-
-    def review(self, options: BaseModel) -> Review:
-        review = self.task.review(options)
-        return replace(review, columns=(*review.columns, *COLUMNS))
-
-    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
-        return [*self.task.figures(scores, options), *cascade_figures(self.section)]
+        super().__init__(task, section, COLUMNS, cascade_figures)

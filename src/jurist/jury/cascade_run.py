@@ -24,11 +24,13 @@ from pydantic import BaseModel
 
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, RunDirectoryError
-from jurist.jury.cascade_build import CASCADE_JSON, build_cascade_run, read_manifest
+from jurist.jury.cascade_build import CASCADE_JSON, build_cascade_run
 from jurist.jury.cascade_config import Cascade, Stage, load_cascade
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
+from jurist.jury.derived_run import default_dir, read_manifest
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
+from jurist.jury.task_variants import with_hook
 from jurist.report.review import Review
 from jurist.runner import MANIFEST, RESULTS_DB, iter_run_results
 from jurist.tasks._contract import JudgeRun, Task, atomic_write_text
@@ -90,10 +92,7 @@ def check_cascade(
 
 def default_cascade_dir(task: Task, data: str | Path, cascade: Cascade) -> Path:
     """``runs/TASK/DATA-cascade-NAME-FINGERPRINT``: where a cascade's run goes without ``out``."""
-    stem = Path(str(data).removeprefix("sample:")).stem or "data"
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.name)
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in cascade.name)
-    return Path("runs") / safe / f"{stem}-cascade-{name}-{cascade.fingerprint()}"
+    return default_dir(task, data, "cascade", cascade.name, cascade.fingerprint())
 
 
 def judge_cascade(
@@ -134,10 +133,7 @@ def only_items(task: Task, ids: set[str]) -> Task:
     def items(self: Task, dataset: Any, options: BaseModel) -> Any:
         return (item for item in type(task).items(self, dataset, options) if item.id in ids)
 
-    kind = type(type(task).__name__, (type(task),), {"items": items, "__doc__": type(task).__doc__})
-    clone: Task = object.__new__(kind)
-    clone.__dict__.update(vars(task))
-    return clone
+    return with_hook(task, "items", items)
 
 
 def _claim(out: Path, cascade: Cascade) -> None:

@@ -19,24 +19,28 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import yaml
-
-from jurist.atomic import atomic_write_text
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig, load_config, make_config
+from jurist.jury.yaml_file import (
+    NAME,
+    copied_body,
+    entry_lines,
+    has_top_key,
+    named_entries,
+    read_body,
+    relative_to,
+    write_copy,
+)
 
 __all__ = ["AGGREGATES", "Aggregate", "Juror", "Jury", "is_jury_file", "load_jury", "write_weighted_copy"]
 
 Aggregate = Literal["majority", "plurality", "mean", "median"]
 AGGREGATES: tuple[str, ...] = get_args(Aggregate)
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _JURY_KEYS = ("aggregate", "weights", "jurors")
 
 
@@ -81,62 +85,13 @@ class Jury:
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _read_mapping(path: Path) -> tuple[Any, str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror}", path=path) from None
-    try:
-        return yaml.safe_load(text), text
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(
-            f"not valid YAML: {getattr(exc, 'problem', exc)}", path=path, line=mark.line + 1 if mark else None
-        ) from None
-
-
 def is_jury_file(source: Any) -> bool:
     """Whether ``source`` is a path to a YAML file whose top-level mapping has a ``jury`` key.
 
     Anything else (a :class:`JudgeConfig`, ``None``, a judge config file, a file that cannot be
     read) is not a jury file; reading it as a judge config reports its problems.
     """
-    if not isinstance(source, str | Path) or not str(source).lower().endswith((".yaml", ".yml")):
-        return False
-    path = Path(source)
-    if not path.is_file():
-        return False
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return False
-    return isinstance(loaded, dict) and "jury" in loaded
-
-
-def _lines(text: str) -> dict[str, int]:
-    """1-based lines of ``jury``, its keys, and each juror entry (``jury.jurors[i]``) and its keys."""
-    found: dict[str, int] = {}
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:
-        return found
-
-    def walk(node: yaml.Node, prefix: str) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    name = f"{prefix}.{key.value}" if prefix else str(key.value)
-                    found[name] = key.start_mark.line + 1
-                    walk(value, name)
-        elif isinstance(node, yaml.SequenceNode):
-            for index, value in enumerate(node.value):
-                name = f"{prefix}[{index}]"
-                found[name] = value.start_mark.line + 1
-                walk(value, name)
-
-    if root is not None:
-        walk(root, "")
-    return found
+    return has_top_key(source, "jury")
 
 
 def load_jury(path: str | Path, overrides: Mapping[str, Any] | None = None) -> Jury:
@@ -152,35 +107,17 @@ def load_jury(path: str | Path, overrides: Mapping[str, Any] | None = None) -> J
             missing or invalid, or the weights do not name exactly the jurors.
     """
     file = Path(path)
-    loaded, text = _read_mapping(file)
-    lines = _lines(text)
-
-    def error(message: str, field: str) -> ConfigError:
-        return ConfigError(message, path=file, line=lines.get(field), field=field)
-
-    if not isinstance(loaded, dict) or "jury" not in loaded:
-        raise ConfigError("a jury file is a YAML mapping with a 'jury' key", path=file, field="jury")
-    extra = [str(key) for key in loaded if key != "jury"]
-    if extra:
-        raise error("unknown key (a jury file holds only 'jury:')", extra[0])
-    body = loaded["jury"]
-    if not isinstance(body, dict):
-        raise error("'jury' must be a mapping with aggregate, weights and jurors", "jury")
-    unknown = [str(key) for key in body if key not in _JURY_KEYS]
-    if unknown:
-        raise error(f"unknown key (known: {', '.join(_JURY_KEYS)})", f"jury.{unknown[0]}")
+    document = read_body(file, "jury", _JURY_KEYS, "aggregate, weights and jurors")
+    body, lines, error = document.body, document.lines, document.error
     aggregate = body.get("aggregate", "majority")
     if aggregate not in AGGREGATES:
         raise error(f"aggregate must be one of {', '.join(AGGREGATES)} (got {aggregate!r})", "jury.aggregate")
-    entries = body.get("jurors")
-    if not isinstance(entries, list) or len(entries) < 2:
-        raise error("'jurors' must list at least two jurors", "jury.jurors")
-    jurors: list[Juror] = []
-    for index, entry in enumerate(entries):
-        juror = _juror(file, entry, f"jury.jurors[{index}]", lines, dict(overrides or {}))
-        if any(other.name == juror.name for other in jurors):
-            raise error(f"two jurors are named {juror.name!r}", f"jury.jurors[{index}].name")
-        jurors.append(juror)
+    jurors = named_entries(
+        document,
+        "jurors",
+        "juror",
+        lambda entry, field: _juror(file, entry, field, lines, dict(overrides or {})),
+    )
     weights = _weights(body.get("weights"), [juror.name for juror in jurors], error)
     return Jury(name=file.stem, aggregate=aggregate, jurors=tuple(jurors), weights=weights, path=file)
 
@@ -195,7 +132,7 @@ def _juror(file: Path, entry: Any, field: str, lines: dict[str, int], overrides:
         )
     values = dict(entry)
     name = values.pop("name", None)
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not NAME.match(name):
         raise ConfigError(
             "each juror needs a name of letters, digits, '.', '-' or '_' (it names its run's folder)",
             path=file,
@@ -204,9 +141,7 @@ def _juror(file: Path, entry: Any, field: str, lines: dict[str, int], overrides:
         )
     source = values.pop("config", None)
     # The inline keys alone, so that their errors name the jury file and the juror's field.
-    juror_lines = {
-        key.removeprefix(f"{field}."): line for key, line in lines.items() if key.startswith(f"{field}.")
-    }
+    juror_lines = entry_lines(lines, field)
     try:
         make_config(values, path=file, lines=juror_lines)
     except ConfigError as exc:
@@ -222,9 +157,7 @@ def _juror(file: Path, entry: Any, field: str, lines: dict[str, int], overrides:
             line=lines.get(f"{field}.config"),
             field=f"{field}.config",
         )
-    config_path = Path(source)
-    if not config_path.is_absolute():
-        config_path = file.parent / config_path
+    config_path = relative_to(file, source)
     if not config_path.is_file():
         raise ConfigError(
             f"juror {name!r}: config file {config_path} not found (paths are relative to the jury file)",
@@ -275,25 +208,7 @@ def write_weighted_copy(jury: Jury, weights: Mapping[str, float], target: str | 
     Raises:
         ConfigError: The jury has no file to copy.
     """
-    if jury.path is None:
-        raise ConfigError("the jury was not read from a file; there is nothing to copy", field="jury")
-    loaded, _ = _read_mapping(jury.path)
     destination = Path(target)
-    body = dict(loaded["jury"])
-    jurors = []
-    for entry in body.get("jurors") or []:
-        entry = dict(entry)
-        source = entry.get("config")
-        if isinstance(source, str):
-            original = Path(source) if Path(source).is_absolute() else jury.path.parent / source
-            try:
-                entry["config"] = os.path.relpath(original.resolve(), destination.parent.resolve())
-            except ValueError:  # another drive (Windows): keep it absolute
-                entry["config"] = str(original.resolve())
-        jurors.append(entry)
-    body["jurors"] = jurors
+    body = copied_body(jury.path, "jury", "jurors", ("config",), destination)
     body["weights"] = {name: round(float(weights[name]), 4) for name in (j.name for j in jury.jurors)}
-    ordered = {key: body[key] for key in _JURY_KEYS if key in body}
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(destination, yaml.safe_dump({"jury": ordered}, sort_keys=False, allow_unicode=True))
-    return destination
+    return write_copy(destination, "jury", body, _JURY_KEYS)

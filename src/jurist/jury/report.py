@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel
-
+from jurist.jury.derived_run import SectionViews
 from jurist.report.figures import Figure
-from jurist.report.review import Review
-from jurist.tasks._contract import Scores, Task
+from jurist.tasks._contract import Task
 
 __all__ = ["PanelViews", "panel_figures", "panel_lines", "section_markdown"]
 
@@ -224,21 +221,10 @@ def panel_lines(summary: Any) -> list[str]:
     return lines
 
 
-class PanelViews(Task):
+class PanelViews(SectionViews):
     """A task as a panel's run shows it: the task's review with the vote columns added, and
     the task's figures followed by the panel's (:func:`panel_figures`)."""
 
     def __init__(self, task: Task, section: Mapping[str, Any]) -> None:
-        self.task = task
-        self.section = section
-        self.name = task.name
-        self.description = task.description
-        self.source = task.source
-
-    def review(self, options: BaseModel) -> Review:
-        review = self.task.review(options)
-        kind = self.section.get("kind")
-        return replace(review, columns=(*review.columns, f"{kind}_votes", f"{kind}_voters", f"{kind}_tie"))
-
-    def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
-        return [*self.task.figures(scores, options), *panel_figures(self.section)]
+        kind = section.get("kind")
+        super().__init__(task, section, (f"{kind}_votes", f"{kind}_voters", f"{kind}_tie"), panel_figures)

@@ -14,34 +14,38 @@ call (it costs no model call), so a member resumed later is reflected in it.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, RunDirectoryError
-from jurist.judges.judge import JudgeFailure, Judgment
 from jurist.judges.lm import repeat_salt
 from jurist.jury.aggregate import Vote, decide, is_number, is_one_value
 from jurist.jury.agreement import agreement_figures, gold_rate, headline, member_pairs
+from jurist.jury.derived_run import (
+    Outcome,
+    RecordedJudge,
+    combined_fingerprint,
+    default_dir,
+    read_manifest,
+    record_items,
+    write_section,
+)
 from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
 from jurist.report.html import write_run_views
-from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, iter_run_results, run_items, run_lock
-from jurist.schemas import ItemResult, LMCall, Usage
-from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready
-from jurist.tasks._results import strict_json, write_exports
+from jurist.runner import MANIFEST, RESULTS_DB, ResultStore, iter_run_results, run_lock
+from jurist.schemas import ItemResult, Usage
+from jurist.tasks._contract import JudgeRun, Scores, Task
 
 __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
-
-ITEM_KEY = "item"
 
 
 def check_task(task: Task, options: BaseModel, panel: Panel) -> str:
@@ -101,10 +105,7 @@ def _check_votes(task: Task, panel: Panel, verdict: str, run_dir: Path) -> None:
 
 def default_panel_dir(task: Task, data: str | Path, panel: Panel) -> Path:
     """``runs/TASK/DATA-KIND-NAME-FINGERPRINT``: where a panel's run goes when no ``out`` is given."""
-    stem = Path(str(data).removeprefix("sample:")).stem or "data"
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.name)
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in panel.name)
-    return Path("runs") / safe / f"{stem}-{panel.kind}-{name}-{panel.fingerprint()}"
+    return default_dir(task, data, panel.kind, panel.name, panel.fingerprint())
 
 
 def judge_panel(
@@ -207,32 +208,13 @@ def _run_member(
 
 
 @dataclass
-class _Outcome:
-    """What the panel's run records for one item."""
+class _Outcome(Outcome):
+    """What the panel's run records for one item: with the votes, and whether order decided."""
 
-    id: str
-    output: dict[str, Any] | None
-    error: str | None
-    raw: list[str]
-    usage: Usage
-    attempts: int
-    latency_s: float
+    error_type: ClassVar[str] = "no_votes"
+
     votes: dict[str, Any]
     tie: bool
-
-    def result(self, calls: list[LMCall] | None) -> ItemResult:
-        return ItemResult(
-            id=self.id,
-            status="ok" if self.output is not None else "failed",
-            output=self.output,
-            error=self.error,
-            error_type=None if self.output is not None else "no_votes",
-            raw=self.raw,
-            attempts=self.attempts,
-            latency_s=self.latency_s,
-            usage=self.usage,
-            calls=calls,
-        )
 
 
 def _outcome(item_id: str, panel: Panel, verdict: str, results: dict[str, dict[str, ItemResult]]) -> _Outcome:
@@ -275,56 +257,18 @@ def _outcome(item_id: str, panel: Panel, verdict: str, results: dict[str, dict[s
     return _Outcome(item_id, output, None, raw, usage, attempts, latency, cast, decision.tie)
 
 
-class _PanelJudge:
+class _PanelJudge(RecordedJudge[_Outcome]):
     """The runner's judge of a panel's run: it answers each item from the members' recorded runs."""
 
     def __init__(
         self, panel: Panel, fingerprint: str, outcomes: dict[str, _Outcome], stores: list[ResultStore]
     ) -> None:
-        self.name = panel.judge_name
-        self._fingerprint = fingerprint
-        self.outcomes = outcomes
+        super().__init__(panel.judge_name, fingerprint, outcomes)
         self.stores = stores
 
-    def fingerprint(self) -> str:
-        return self._fingerprint
-
-    def calls(self, item_id: str) -> list[LMCall]:
-        """Every LM call the members made for the item, in panel order."""
-        found: list[LMCall] = []
-        for store in self.stores:
-            detail = store.item_detail(item_id)
-            if detail is not None and detail.calls:
-                found += detail.calls
-        return found
-
-    async def judge(self, inputs: dict[str, Any]) -> Judgment:
-        outcome = self.outcomes[inputs[ITEM_KEY]]
-        calls = self.calls(outcome.id)
-        if outcome.output is None:
-            raise JudgeFailure(
-                outcome.error or "no votes",
-                error_type="no_votes",
-                raw=outcome.raw,
-                usage=outcome.usage,
-                attempts=outcome.attempts,
-                calls=calls,
-            )
-        return Judgment(
-            output=outcome.output,
-            raw=outcome.raw,
-            usage=outcome.usage,
-            attempts=outcome.attempts,
-            calls=calls,
-        )
-
-
-def _manifest(run_dir: Path) -> dict[str, Any]:
-    try:
-        loaded = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
+    def stores_of(self, item_id: str) -> Iterable[ResultStore]:
+        """Every member's store, in panel order."""
+        return self.stores
 
 
 def _aggregate(
@@ -341,55 +285,21 @@ def _aggregate(
     ids = [item.id for item in task.items(dataset, options)]
     results = {name: {r.id: r for r in iter_run_results(run.run_dir)} for name, run in runs.items()}
     outcomes = {item_id: _outcome(item_id, panel, verdict, results) for item_id in ids}
-    manifests = {name: _manifest(run.run_dir) for name, run in runs.items()}
-    identity = [
-        panel.fingerprint(),
-        *(str(manifests[m.name].get("judge_fingerprint")) for m in panel.members),
-    ]
-    fingerprint = hashlib.sha256("|".join(identity).encode()).hexdigest()[:16]
+    manifests = {name: read_manifest(run.run_dir) for name, run in runs.items()}
+    fingerprint = combined_fingerprint(
+        [panel.fingerprint(), *(str(manifests[m.name].get("judge_fingerprint")) for m in panel.members)]
+    )
     first = manifests[panel.members[0].name]
     with run_lock(out), ExitStack() as opened:
         stores = [opened.enter_context(ResultStore(runs[m.name].run_dir / RESULTS_DB)) for m in panel.members]
         judge = _PanelJudge(panel, fingerprint, outcomes, stores)
-        run_items(
-            [Item(item_id, {ITEM_KEY: item_id}) for item_id in ids],
-            judge,
-            out,
-            task=task.name,
-            task_source=first.get("task_source"),
-            task_options=options.model_dump(mode="json"),
-            dataset=dataset.describe(),
-            config=panel.describe(),
-            total=len(ids),
-            concurrency=32,
-            retry_failed=True,
-            progress=False,
-        )
-        _refresh(out, judge)
-        scores = task.score(out, options, gold=path, write=False)
+        config = panel.describe()
+        scores = record_items(task, judge, out, path, dataset, ids, options, config, first.get("task_source"))
         section = _section(task, options, panel, runs, outcomes, ids, scores)
         _add_votes(scores, panel, outcomes)
-        report = task.report(scores)  # the task's own report, of the summary without the section
-        scores.summary = json_ready({**scores.summary, panel.kind: section})
-        scores.report = report.rstrip("\n") + "\n\n" + section_markdown(section)
-        write_exports(out, scores, iter_run_results(out))
-        atomic_write_text(out / f"{panel.kind}.json", strict_json(json_ready(section)))
+        write_section(task, out, scores, panel.kind, section, section_markdown(section))
     write_run_views(PanelViews(task, section), out, scores, options)
     return JudgeRun(run_dir=out, scores=scores)
-
-
-def _refresh(out: Path, judge: _PanelJudge) -> None:
-    """Re-record the items whose members' runs changed since the panel's run recorded them."""
-    with ResultStore(out / RESULTS_DB, judge_fingerprint=judge.fingerprint()) as store:
-        stale = [
-            recorded.id
-            for recorded in store.iter_results()
-            if recorded.id in judge.outcomes
-            and (recorded.output, recorded.status)
-            != (judge.outcomes[recorded.id].output, judge.outcomes[recorded.id].result(None).status)
-        ]
-        for item_id in stale:
-            store.put(judge.outcomes[item_id].result(judge.calls(item_id)))
 
 
 def _section(

@@ -1,4 +1,5 @@
-"""The web app of ``jurist view``: Starlette routes over :class:`jurist.view.pages.Viewer`.
+"""The web app of ``jurist view``: Starlette routes over the pages of :mod:`jurist.view.run_pages`
+and :mod:`jurist.view.review_pages`.
 
 Pages (all ``GET``; run and item ids travel in the query string, URL-encoded):
 
@@ -44,7 +45,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from jurist.errors import JuristError, RunDirectoryError
 from jurist.redaction import redact
 from jurist.report.jsonout import dumps
-from jurist.view.pages import Viewer
+from jurist.view import review_pages, run_pages
+from jurist.view.runs import REPORT_HTML_FILE
+from jurist.view.viewer import Viewer
 
 __all__ = ["LOOPBACK_HOSTS", "create_app", "is_loopback_host", "refusal"]
 
@@ -293,11 +296,12 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
         return endpoint
 
     def history(request: Request) -> Response:
-        context = viewer.history(_text(request, "task"), _text(request, "metric"))
+        context = run_pages.history_page(viewer, _text(request, "task"), _text(request, "metric"))
         return _render("history.html", root=str(viewer.root), **context)
 
     def run_page(request: Request) -> Response:
-        context = viewer.run_page(
+        context = run_pages.run_page(
+            viewer,
             _required(request, "id"),
             offset=_int(request, "offset", 0) or 0,
             limit=_int(request, "limit"),
@@ -310,11 +314,12 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
         return _render("run.html", **context)
 
     def item_page(request: Request) -> Response:
-        context = viewer.item_page(_required(request, "run"), request.query_params.get("id", ""))
+        context = run_pages.item_page(viewer, _required(request, "run"), request.query_params.get("id", ""))
         return _render("item.html", **context)
 
     def compare_page(request: Request) -> Response:
-        context = viewer.compare_page(
+        context = review_pages.compare_page(
+            viewer,
             _required(request, "a"),
             _text(request, "b"),
             outcome=_text(request, "outcome"),
@@ -324,7 +329,8 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
         return _render("compare.html", **context)
 
     def queue_page(request: Request) -> Response:
-        context = viewer.queue_page(
+        context = review_pages.queue_page(
+            viewer,
             _required(request, "run"),
             why=_text(request, "why"),
             below=_float(request, "below"),
@@ -336,7 +342,7 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
         return _render("queue.html", **context)
 
     def gold_file(request: Request) -> Response:
-        text, _, _ = viewer.gold_file(_required(request, "run"))
+        text, _, _ = review_pages.gold_file(viewer, _required(request, "run"))
         return Response(
             text,
             media_type="application/x-ndjson",
@@ -345,9 +351,9 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
 
     def report_html(request: Request) -> Response:
         view = viewer.run(_required(request, "run"))
-        path = view.path / "report.html"
+        path = view.path / REPORT_HTML_FILE
         if not path.is_file():
-            raise RunDirectoryError(f"run {view.id!r} has no report.html")
+            raise RunDirectoryError(f"run {view.id!r} has no {REPORT_HTML_FILE}")
         return HTMLResponse(path.read_text(encoding="utf-8", errors="replace"))
 
     async def post_label(request: Request) -> Response:
@@ -363,7 +369,7 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
                 raise ValueError("a label needs the run and the item")
             if "label" not in fields or not fields["label"].strip():
                 raise ValueError("choose a label first")
-            return viewer.set_label(run, item, fields["label"], fields.get("who"))
+            return review_pages.set_label(viewer, run, item, fields["label"], fields.get("who"))
 
         try:
             record = await run_in_threadpool(save)

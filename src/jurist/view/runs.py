@@ -27,9 +27,12 @@ __all__ = [
     "FIGURES_FILE",
     "ITEMS_FILE",
     "MANIFEST",
+    "REPORT_HTML_FILE",
+    "REPORT_MD_FILE",
     "REVIEW_FILE",
     "SUMMARY_FILE",
     "RunRecord",
+    "file_signature",
     "find_runs",
     "headline_metrics",
     "history_figure",
@@ -45,6 +48,8 @@ SUMMARY_FILE = "summary.json"
 ITEMS_FILE = "items.parquet"
 REVIEW_FILE = "review.json"
 FIGURES_FILE = "figures.json"
+REPORT_HTML_FILE = "report.html"
+REPORT_MD_FILE = "report.md"
 
 _SKIPPED_SECTIONS = frozenset({"usage", "run", "latency_s", "failure_kinds", "gold"})
 """Summary sections that hold bookkeeping (usage, timings, the gold file's row counts), not
@@ -62,6 +67,16 @@ def read_json(path: Path) -> Any:
         return None
 
 
+def file_signature(path: Path) -> tuple[int, int] | None:
+    """What tells a file's versions apart: its modification time and size (``None`` when it
+    cannot be read)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
 class _FileCache:
     """Parsed JSON files, read again only when their size or modification time changes."""
 
@@ -71,11 +86,9 @@ class _FileCache:
         self._lock = threading.Lock()
 
     def get(self, path: Path) -> Any:
-        try:
-            stat = path.stat()
-        except OSError:
+        signature = file_signature(path)
+        if signature is None:
             return None
-        signature = (stat.st_mtime_ns, stat.st_size)
         with self._lock:
             found = self._entries.get(path)
             if found is not None and found[0] == signature:
@@ -270,21 +283,13 @@ _reviews: dict[Path, tuple[tuple[Any, ...], Review]] = {}
 _reviews_lock = threading.Lock()
 
 
-def _stat(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size)
-
-
 def run_review(run_dir: Path) -> Review:
     """Which per-item columns of the run people review: its ``review.json``, else what the task
     that judged it says (the task is looked up again), else nothing (:class:`Review` ``()``).
 
     The answer is kept until ``review.json`` or ``manifest.json`` changes.
     """
-    key = (_stat(run_dir / REVIEW_FILE), _stat(run_dir / MANIFEST))
+    key = (file_signature(run_dir / REVIEW_FILE), file_signature(run_dir / MANIFEST))
     with _reviews_lock:
         found = _reviews.get(run_dir)
         if found is not None and found[0] == key:

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-__all__ = ["Condition", "ItemTable", "Page", "TableCache"]
+__all__ = ["Condition", "ItemTable", "Page", "TableCache", "page_start"]
 
 Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in"]
 Condition = tuple[str, Operator, Any]
@@ -240,14 +240,14 @@ class ItemTable:
         limit = max(1, int(limit))
         if not where and not search and sort is None:
             total = self.row_count
-            offset = _clamp(offset, total, limit)
+            offset = page_start(offset, total, limit)
             positions = np.arange(offset, min(total, offset + limit), dtype=np.int64)
         else:
             matching = self.select(
                 where=where, search=search, search_columns=search_columns, sort=sort, descending=descending
             )
             total = len(matching)
-            offset = _clamp(offset, total, limit)
+            offset = page_start(offset, total, limit)
             positions = matching[offset : offset + limit]
         return Page(
             rows=self.rows(positions, columns),
@@ -315,7 +315,7 @@ def _true(result: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.asarray(pc.fill_null(result, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _clamp(offset: int, total: int, limit: int) -> int:
+def page_start(offset: int, total: int, limit: int) -> int:
     """``offset`` as a page start within ``total`` rows (past the end: the last page)."""
     if total <= 0:
         return 0

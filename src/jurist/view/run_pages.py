@@ -1,0 +1,250 @@
+"""The pages that browse runs: the run history, one run with its items, one item in full.
+
+Each function reads the served folder through a :class:`~jurist.view.viewer.Viewer` and
+returns the values of its template (``history.html``, ``run.html``, ``item.html``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from jurist.errors import JuristError, RunDirectoryError
+from jurist.report.review import Review
+from jurist.view.labels import LabelStore, default_who
+from jurist.view.review_pages import label_control, label_text
+from jurist.view.runs import (
+    MANIFEST,
+    REPORT_HTML_FILE,
+    REPORT_MD_FILE,
+    SUMMARY_FILE,
+    RunRecord,
+    find_runs,
+    history_figure,
+    read_json,
+)
+from jurist.view.table import Condition, ItemTable
+from jurist.view.viewer import (
+    DEFAULT_BELOW,
+    DEFAULT_PAGE,
+    PAGE_SIZES,
+    REFRESH_SECONDS,
+    RunView,
+    Viewer,
+    page_size,
+)
+
+__all__ = ["history_page", "item_page", "run_page", "shown_columns"]
+
+_USAGE_COLUMNS = ("latency_s", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost")
+_MAX_AUTO_COLUMNS = 10
+_PREFERRED = ("accuracy", "agreement.accuracy", "agreement.kappa", "kappa", "mae", "agreement.mae")
+
+
+def shown_columns(table: ItemTable, review: Review) -> list[str]:
+    """The columns of the items table: id, status, the review's columns, the error type; or
+    the first columns of the table when the run says nothing about them."""
+    named = [review.verdict, review.gold, review.agrees, review.confidence, *review.columns]
+    picked = [name for name in named if name]
+    if picked:
+        wanted = ["id", "status", *picked, "error_type"]
+    else:
+        wanted = [name for name in table.columns if name not in _USAGE_COLUMNS][:_MAX_AUTO_COLUMNS]
+    return [name for name in dict.fromkeys(wanted) if name in table.types]
+
+
+def history_page(viewer: Viewer, task: str | None = None, metric: str | None = None) -> dict[str, Any]:
+    """The run history: every run (of ``task``, when given), newest first, and the plot of
+    ``metric`` over time per judge."""
+    runs = find_runs(viewer.root)
+    tasks = sorted({record.task for record in runs})
+    shown = [record for record in runs if not task or record.task == task]
+    metrics = sorted({name for record in shown for name in record.metrics})
+    chosen = metric if metric in metrics else _preferred_metric(metrics)
+    figure = None
+    if chosen:
+        points = tuple((r.id, r.created, r.judge, r.metrics.get(chosen)) for r in shown)
+        figure = viewer.history_svg(("history", chosen, points), lambda: history_figure(shown, chosen))
+    return {
+        "runs": shown,
+        "tasks": tasks,
+        "task": task or "",
+        "metrics": metrics,
+        "metric": chosen,
+        "figure": figure,
+        "columns": _headline_columns(shown),
+        "total": len(runs),
+    }
+
+
+def run_page(
+    viewer: Viewer,
+    identifier: str,
+    *,
+    offset: int = 0,
+    limit: int | None = None,
+    search: str = "",
+    sort: str | None = None,
+    descending: bool = False,
+    show: str = "all",
+    below: float | None = None,
+) -> dict[str, Any]:
+    """The run page: what judged what, the summary's figures, plots, the report, and one
+    page of the items table (filtered by ``show``: ``all``, ``failed``, ``disagree`` with
+    gold, ``unsure`` below a confidence; searched in id and verdict; sorted by a column)."""
+    from jurist.report.html import summary_rows
+
+    view = viewer.run(identifier)
+    summary = read_json(view.path / SUMMARY_FILE)
+    manifest = read_json(view.path / MANIFEST) or {}
+    report_md = None
+    report_path = view.path / REPORT_MD_FILE
+    if report_path.is_file():
+        report_md = report_path.read_text(encoding="utf-8", errors="replace")
+    context: dict[str, Any] = {
+        "view": view,
+        "run": view.record,
+        "manifest": manifest,
+        "summary_rows": summary_rows(summary) if summary is not None else [],
+        "figures": viewer.figures(view),
+        "report_md": report_md,
+        "has_report_html": (view.path / REPORT_HTML_FILE).is_file(),
+        "refresh": REFRESH_SECONDS if view.running else None,
+        "others": viewer.other_runs(view),
+        "labels": len(LabelStore(view.path).latest()) if view.review.label else 0,
+    }
+    if view.table is None:
+        return {**context, "page": None, "columns": [], "query": {}}
+    columns = shown_columns(view.table, view.review)
+    where = _show_filter(view, show, below)
+    if sort is not None and sort not in view.table.types:
+        raise ValueError(f"the item table has no column {sort!r} to sort by")
+    page = view.table.page(
+        columns,
+        offset=offset,
+        limit=page_size(limit),
+        where=where,
+        search=search,
+        search_columns=_search_columns(view.review),
+        sort=sort,
+        descending=descending,
+    )
+    query = {
+        "id": view.id,
+        "q": search or None,
+        "sort": sort,
+        "desc": "1" if descending else None,
+        "show": show if show != "all" else None,
+        "below": below if show == "unsure" else None,
+        "limit": page.limit if page.limit != DEFAULT_PAGE else None,
+    }
+    return {
+        **context,
+        "page": page,
+        "columns": columns,
+        "query": query,
+        "search": search,
+        "sort": sort,
+        "descending": descending,
+        "show": show,
+        "below": below if below is not None else DEFAULT_BELOW,
+        "page_sizes": sorted({*PAGE_SIZES, page.limit}),
+    }
+
+
+def item_page(viewer: Viewer, identifier: str, item_id: str) -> dict[str, Any]:
+    """One item in full: its row of the items table, everything the run store recorded
+    (messages, replies, parsed verdict, rationale, tokens, cost, latency, attempts, cache
+    hits, program), and its labels."""
+    from jurist.runner import RESULTS_DB, ResultStore
+
+    view = viewer.run(identifier)
+    row: dict[str, Any] | None = None
+    if view.table is not None:
+        position = view.table.position_of(item_id)
+        if position is not None:
+            row = view.table.rows([position], view.table.columns)[0]
+    detail = None
+    store_note = None
+    database = view.path / RESULTS_DB
+    if database.is_file():
+        try:
+            with ResultStore(database) as store:
+                detail = store.item_detail(item_id)
+        except JuristError as exc:
+            store_note = str(exc)
+    if detail is None and row is None:
+        raise RunDirectoryError(f"run {view.id!r} has no item {item_id!r}")
+    config = _mapping(_mapping(read_json(view.path / MANIFEST)).get("config"))
+    calls_note = None
+    if detail is not None:
+        if detail.calls is None:
+            calls_note = "no messages recorded: this run was written before jurist recorded prompts"
+        elif not detail.calls:
+            calls_note = (
+                "baseline judge: no prompt (an offline rule-based judge calls no model)"
+                if config.get("model") in (None, "baseline")
+                else "no LM calls recorded for this item"
+            )
+    history = [record for record in LabelStore(view.path).records() if record.item == item_id]
+    return {
+        "view": view,
+        "run": view.record,
+        "item_id": item_id,
+        "row": row,
+        "detail": detail,
+        "store_note": store_note,
+        "calls_note": calls_note,
+        "review": view.review,
+        "label_history": history,
+        "current": history[-1] if history else None,
+        "current_value": label_text(history[-1].label) if history else "",
+        "who": default_who(),
+        "control": label_control(view.review.label),
+        "refresh": REFRESH_SECONDS if view.running else None,
+    }
+
+
+def _show_filter(view: RunView, show: str, below: float | None) -> list[Condition]:
+    review = view.review
+    if show == "all":
+        return []
+    if show == "failed":
+        return [("status", "==", "failed")]
+    if show == "disagree":
+        if not review.agrees:
+            raise ValueError("this run has no agreement with gold to filter by")
+        return [(review.agrees, "==", False)]
+    if show == "unsure":
+        if not review.confidence:
+            raise ValueError("this run's judge gives no confidence to filter by")
+        return [(review.confidence, "<", DEFAULT_BELOW if below is None else float(below))]
+    raise ValueError(f"show must be all, failed, disagree or unsure; got {show!r}")
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _search_columns(review: Review) -> list[str]:
+    return ["id", review.verdict] if review.verdict else ["id"]
+
+
+def _preferred_metric(metrics: Sequence[str]) -> str | None:
+    """The metric plotted when none is chosen: accuracy or kappa where a run has it."""
+    for name in _PREFERRED:
+        if name in metrics:
+            return name
+    return metrics[0] if metrics else None
+
+
+def _headline_columns(runs: Sequence[RunRecord], most: int = 6) -> list[str]:
+    """The headline figures shown as columns: those most runs have, in their first order."""
+    counts: dict[str, int] = {}
+    for record in runs:
+        for name in record.metrics:
+            counts[name] = counts.get(name, 0) + 1
+    order = sorted(
+        counts, key=lambda name: (-counts[name], _PREFERRED.index(name) if name in _PREFERRED else 99)
+    )
+    return order[:most]
