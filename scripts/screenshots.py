@@ -16,24 +16,12 @@ import argparse
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 TASK = """\
 name: review-sentiment
@@ -118,6 +106,7 @@ def capture(runs: Path, report_run: Path, out: Path, chromium: str) -> list[Path
     """Screenshots of the report and of the viewer's pages."""
     from playwright.sync_api import sync_playwright
 
+    from jurist.testing.browser import CHROMIUM_FLAGS
     from jurist.view.server import ViewServer
 
     out.mkdir(parents=True, exist_ok=True)
@@ -145,11 +134,13 @@ def capture(runs: Path, report_run: Path, out: Path, chromium: str) -> list[Path
 
 
 def main() -> int:
+    from jurist.testing.browser import chromium_path
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
-    parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    parser.add_argument("--chromium", default=chromium_path() or "/usr/bin/chromium")
     args = parser.parse_args()
     out = args.out.resolve()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from jurist.judges.config import JudgeConfig  # noqa: E402
 from jurist.testing import OpenAICompatibleServer  # noqa: E402
+from jurist.testing.browser import CHROMIUM_FLAGS, chromium_path  # noqa: E402
 from support import loopback_config, ragbench_answer  # noqa: E402
 
 TEST_KEY_ENV = "JURIST_TEST_API_KEY"
@@ -37,31 +38,6 @@ def server() -> Iterator[OpenAICompatibleServer]:
 def llm_config(server: OpenAICompatibleServer, tmp_path: Path) -> JudgeConfig:
     """A judge config pointing at the loopback server, with a per-test cache and fast retries."""
     return loopback_config(server.base_url, tmp_path / "cache")
-
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-"""Chromium's flags for tests: headless, and no connection of its own (this machine has no
-network, and Chromium's background connections would otherwise be refused at every start)."""
-
-
-def chromium_path() -> str | None:
-    """The system Chromium (Debian's ``chromium`` package), or ``$JURIST_CHROMIUM``."""
-    import os
-    import shutil
-
-    explicit = os.environ.get("JURIST_CHROMIUM")
-    if explicit:
-        return explicit
-    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
 @pytest.fixture(scope="module")

@@ -133,11 +133,17 @@ def judge_command(
             progress=progress,
         )
     else:
-        from jurist.report.html import write_run_views
+        from jurist.tasks._verbs import judge_run
 
-        options = task.options(values)
-        run = task.judge(positional[0], out, judge, options, retry_failed=retry_failed, progress=progress)
-        write_run_views(task, run.run_dir, run.scores, options)
+        run = judge_run(
+            task,
+            positional[0],
+            out,
+            judge,
+            task.options(values),
+            retry_failed=retry_failed,
+            progress=progress,
+        )
     lines = [*task.summary_lines(run), *panel_lines(run.summary), *cascade_lines(run.summary)]
     html = run.run_dir / "report.html"
     if html.is_file() and not any("report.html" in line for line in lines):

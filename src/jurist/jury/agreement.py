@@ -20,8 +20,9 @@ import pandas as pd
 
 from jurist.jury.aggregate import is_number
 from jurist.metrics import annotators
-from jurist.metrics.gold_agreement import bootstrap_ci, wilson_interval
+from jurist.metrics.gold_agreement import wilson_interval
 from jurist.report.review import Review
+from jurist.tasks.calibration_rows import bootstrap
 
 __all__ = ["SETTINGS", "agreement_figures", "gold_rate", "headline", "member_pairs"]
 
@@ -34,16 +35,7 @@ _SKIPPED = {"run", "failed_ids", "failure_kinds", "task", "members", "pairs", "a
 def _with_interval(
     name: str, cells: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], settings: dict[str, Any]
 ) -> dict[str, float]:
-    if not len(cells):
-        return {name: math.nan, f"{name}_low": math.nan, f"{name}_high": math.nan}
-    point = float(np.asarray(statistic(cells.sum(axis=0))).reshape(-1)[0])
-    low, high = bootstrap_ci(
-        cells,
-        statistic,
-        n_resamples=settings["n_resamples"],
-        confidence=settings["confidence"],
-        seed=settings["seed"],
-    )
+    point, low, high = bootstrap(cells, statistic, settings)
     return {name: point, f"{name}_low": low, f"{name}_high": high}
 
 

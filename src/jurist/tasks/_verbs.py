@@ -27,7 +27,7 @@ from jurist.report.calibrate import (
     write_calibration,
 )
 from jurist.report.html import write_run_views
-from jurist.tasks._contract import JudgedItems, Scores, Task
+from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
 
@@ -118,7 +118,8 @@ def judge(
         )
         return JudgedItems.of(panel_run)
     judge_config = _config(config)
-    run = found.judge(
+    run = judge_run(
+        found,
         data,
         out if out is not None else default_run_dir(found, data, judge_config),
         judge_config,
@@ -126,8 +127,24 @@ def judge(
         retry_failed=retry_failed,
         progress=progress,
     )
-    write_run_views(found, run.run_dir, run.scores, task_options)
     return JudgedItems.of(run)
+
+
+def judge_run(
+    task: Task,
+    data: str | Path,
+    out: str | Path,
+    config: JudgeConfig,
+    options: BaseModel,
+    *,
+    retry_failed: bool = False,
+    progress: bool = True,
+) -> JudgeRun:
+    """One judge's run of a task: the task's ``judge`` hook, then the HTML report with its
+    ``figures.json`` and ``review.json`` next to the exports (what every judged run gets)."""
+    run = task.judge(data, out, config, options, retry_failed=retry_failed, progress=progress)
+    write_run_views(task, run.run_dir, run.scores, options)
+    return run
 
 
 def score(
