@@ -18,8 +18,14 @@ group. Metrics live in :mod:`jurist.metrics`, optimization internals in :mod:`ju
 
 from __future__ import annotations
 
+import os
 from importlib import import_module
 from typing import Any
+
+# LiteLLM fetches its price map from the network when it is first imported (and retries in a
+# background thread) unless told to use its bundled copy. This package runs before any of its
+# modules imports DSPy or LiteLLM; a user who wants the remote map sets the variable to False.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 _EXPORTS = {
     "Task": "jurist.tasks",

@@ -752,8 +752,6 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
     """
     if config.is_baseline:
         raise ConfigError("the baseline judge uses no LM", field="model")
-    # LiteLLM otherwise fetches its price map from the network when it is first imported.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     install_log_redaction()  # a provider may echo the key into a message DSPy or LiteLLM logs
     # rollout_id salts the cache key only; DSPy warns on every call that it does not change sampling.
     warnings.filterwarnings("ignore", message="rollout_id has no effect")
