@@ -14,7 +14,11 @@ concurrency, each mode in its own process:
 - ``CLI``: ``jurist judge ragbench DATA --out DIR --config FILE --no-progress`` timed from
   outside, as users see it: start-up, reading, judging, scoring and exports included;
 - ``cached``: the same judgments into a new run directory, every answer from the disk
-  cache (in-process runner, and CLI); ``resume``: the CLI on a finished run directory.
+  cache (in-process runner, and CLI); ``resume``: the CLI on a finished run directory;
+- ``CLI, N workers``: ``jurist judge ... --workers N`` (N processes, the same total
+  concurrency), fresh cache; ``CLI on Ray``: ``jurist judge ... --backend ray
+  --ray-address ADDR`` on a Ray instance this script starts on 127.0.0.1 before timing
+  (``--ray``; its worker processes' CPU time is not in the CPU column), fresh cache.
 
 In-process modes first send warm-up requests (other prompts, not timed); the CLI modes are
 timed whole. CPU per item is the process's CPU time (user + system) over the timed part
@@ -23,7 +27,7 @@ Every figure is the median of ``--repeat`` rounds; the modes of a round run one 
 other against the same server. Usage:
 
     python benchmarks/runner_throughput.py [--items 2000] [--concurrency 32] [--latency 0.1]
-        [--repeat 3] [--memory]
+        [--repeat 3] [--memory] [--workers N] [--ray]
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import json
 import os
 import resource
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -270,11 +276,21 @@ def jurist_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "jurist"]
 
 
-def cli(data: Path, out: Path, config_file: Path, items: int) -> dict[str, Any]:
-    """Run ``jurist judge`` as a user does; wall time and the child's CPU time."""
+def cli(data: Path, out: Path, config_file: Path, items: int, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Run ``jurist judge`` as a user does; wall time and the CPU time of it and its worker processes."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    command = [*jurist_command(), "judge", TASK, str(data), "--out", str(out), "--config", str(config_file)]
+    command = [
+        *jurist_command(),
+        "judge",
+        TASK,
+        str(data),
+        "--out",
+        str(out),
+        "--config",
+        str(config_file),
+        *extra,
+    ]
     done = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -329,16 +345,55 @@ def start_server(latency: float, reply_file: Path) -> tuple[subprocess.Popen[str
     return server, server.stdout.readline().strip()
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_ray(args: argparse.Namespace) -> subprocess.Popen[bytes]:
+    """A Ray head node on 127.0.0.1 with ``--workers`` CPUs, in its own process group; sets
+    ``args.ray_address``. Its worker processes get this environment (the benchmark's key)."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    port = free_port()
+    command = [
+        str(Path(sys.executable).with_name("ray")),
+        "start",
+        "--head",
+        "--block",
+        "--node-ip-address=127.0.0.1",
+        f"--port={port}",
+        f"--num-cpus={args.workers}",
+        "--include-dashboard=false",
+    ]
+    head = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    args.ray_address = f"127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                time.sleep(2)  # the GCS listens before the raylet has registered
+                return head
+        time.sleep(0.2)
+    os.killpg(head.pid, signal.SIGTERM)
+    raise SystemExit("the Ray head node did not start within 60 s")
+
+
 ROWS = [
     ("raw-litellm", "raw litellm.acompletion loop"),
     ("raw-client", "raw client (lm15, default engine)"),
     ("dspy-batch", "DSPy Module.batch (default engine)"),
     ("runner-auto", "jurist runner in-process (auto)"),
     ("runner-litellm", "jurist runner in-process (litellm)"),
-    ("cli-auto", "jurist CLI, fresh cache (auto)"),
+    ("cli-auto", "jurist CLI, 1 process, fresh cache (auto)"),
     ("cached-runner", "cached re-run, runner in-process"),
     ("cached-cli", "cached re-run, jurist CLI"),
     ("resume-cli", "finished run again, jurist CLI"),
+    ("cli-workers", "jurist CLI, N workers, fresh cache"),
+    ("cli-ray", "jurist CLI on Ray, fresh cache"),
 ]
 
 
@@ -371,10 +426,29 @@ def one_round(args: argparse.Namespace, root: Path, base: str, data: Path, warmu
         concurrency=args.concurrency,
         cache_dir=root / "cli-cache",
     )
-    found["cli-auto"] = cli(data, root / "cli-run", config, args.items)
+    found["cli-auto"] = cli(data, root / "cli-run", config, args.items, ("--workers", "1"))
     found["cached-cli"] = cli(data, root / "cli-run-cached", config, args.items)
     found["resume-cli"] = cli(data, root / "cli-run-cached", config, args.items)
-    for mode in ("runner-auto", "runner-litellm", "cli-auto"):
+    for mode, extra in (
+        ("cli-workers", ("--workers", str(args.workers))),
+        ("cli-ray", ("--backend", "ray", "--ray-address", args.ray_address or "")),
+    ):
+        if mode == "cli-ray" and not args.ray_address:
+            continue
+        scaled = write_config(
+            root / f"{mode}.yaml",
+            base=base,
+            engine="auto",
+            concurrency=args.concurrency,
+            cache_dir=root / mode,
+        )
+        found[mode] = cli(data, root / f"{mode}-run", scaled, args.items, extra)
+    for mode in (
+        "runner-auto",
+        "runner-litellm",
+        "cli-auto",
+        *(m for m in ("cli-workers", "cli-ray") if m in found),
+    ):
         if found[mode].get("cache_hits"):
             raise SystemExit(f"{mode} was meant to start with an empty cache: {found[mode]}")
     for mode in ("cached-runner", "cached-cli"):
@@ -407,12 +481,17 @@ def report(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> None:
         f"median of {len(rounds)} round(s)"
     )
     print(f"{'mode':40} {'items/s':>9} {'range':>11} {'of ideal':>9} {'CPU ms/item':>12}")
-    for mode, label in ROWS:
+    rows = [
+        (mode, label.replace("N workers", f"{args.workers} workers"))
+        for mode, label in ROWS
+        if mode in rounds[0]
+    ]
+    for mode, label in rows:
         rate = median(rounds, mode, "rate")
         cpu = median(rounds, mode, "cpu")
         print(f"{label:40} {rate:9.1f} {spread(rounds, mode):>11} {rate / ideal:9.2f} {cpu:12.2f}")
-    rate = {mode: median(rounds, mode, "rate") for mode, _ in ROWS}
-    cpu = {mode: median(rounds, mode, "cpu") for mode, _ in ROWS}
+    rate = {mode: median(rounds, mode, "rate") for mode, _ in rows}
+    cpu = {mode: median(rounds, mode, "cpu") for mode, _ in rows}
     print("ratios (target in brackets):")
     lines = [
         ("runner (auto) / raw litellm", rate["runner-auto"] / rate["raw-litellm"], ">= 0.95"),
@@ -421,7 +500,10 @@ def report(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> None:
         ("runner (litellm) / raw litellm", rate["runner-litellm"] / rate["raw-litellm"], ">= 0.9"),
         ("runner (auto) / DSPy Module.batch", rate["runner-auto"] / rate["dspy-batch"], ""),
         ("CLI (auto) / raw litellm", rate["cli-auto"] / rate["raw-litellm"], ""),
+        (f"CLI {args.workers} workers / CLI 1 process", rate["cli-workers"] / rate["cli-auto"], ""),
     ]
+    if "cli-ray" in rate:
+        lines.append(("CLI on Ray / CLI 1 process", rate["cli-ray"] / rate["cli-auto"], ""))
     for label, value, target in lines:
         print(f"  {label:40} {value:6.2f}  {f'[{target}]' if target else ''}")
     own = cpu["runner-auto"] - cpu["raw-client"]
@@ -455,6 +537,13 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3, help="rounds; every figure is their median")
     parser.add_argument("--memory", action="store_true", help="also measure peak memory at N/2 and 2N items")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes of the N-workers row"
+    )
+    parser.add_argument(
+        "--ray", action="store_true", help="also judge on a Ray instance started on 127.0.0.1"
+    )
+    parser.add_argument("--ray-address", help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=sorted(WORKERS))
     parser.add_argument("--engine", default="auto")
     parser.add_argument("--api-base")
@@ -478,6 +567,7 @@ def main() -> None:
         warmup = root / "warmup.jsonl"
         write_items(warmup, 2 * args.concurrency, prefix="warm-up")
         server, base = start_server(args.latency, reply)
+        head = start_ray(args) if args.ray else None
         try:
             rounds = [one_round(args, root / f"round-{n}", base, data, warmup) for n in range(args.repeat)]
             report(args, rounds)
@@ -486,6 +576,9 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=10)
+            if head is not None:
+                os.killpg(head.pid, signal.SIGTERM)
+                head.wait(timeout=60)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ The public API, one import away (loaded on first use, so ``import jurist`` stays
     board = jurist.calibrate(task, ["gold.jsonl"], ["a.yaml", "b.yaml"], out="calibration")
     result = jurist.optimize(task, "train.jsonl", "dev.jsonl", "judge.yaml", out="judge.json")
     messages = jurist.prompt(task, "data.jsonl", "judge.yaml", row=0)
+    plan = jurist.estimate(task, "data.jsonl", "judge.yaml", out="runs/a")  # dry run: tokens, cost
 
 A task is a :class:`jurist.Task` (``jurist/tasks/_contract.py`` says what one must provide);
 register your own with :func:`jurist.register_task` or the ``jurist.tasks`` entry-point
@@ -19,47 +20,59 @@ group. Metrics live in :mod:`jurist.metrics`, optimization internals in :mod:`ju
 from __future__ import annotations
 
 import os
-from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING
+
+from jurist._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from jurist.judges.config import JudgeConfig, load_config
+    from jurist.tasks import (
+        Task,
+        calibrate,
+        estimate,
+        get_task,
+        judge,
+        optimize,
+        prompt,
+        register_task,
+        score,
+        task_names,
+    )
+    from jurist.tasks.gates import score_traces
+    from jurist.tasks.heritage import judge_heritage, score_heritage
+    from jurist.tasks.pairwise import judge_pairwise, score_pairwise_records
+    from jurist.tasks.ragbench import judge_ragbench, score_ragbench
+    from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
+    from jurist.testing import OpenAICompatibleServer
 
 # LiteLLM fetches its price map from the network when it is first imported (and retries in a
 # background thread) unless told to use its bundled copy. This package runs before any of its
 # modules imports DSPy or LiteLLM; a user who wants the remote map sets the variable to False.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-_EXPORTS = {
-    "Task": "jurist.tasks",
-    "register_task": "jurist.tasks",
-    "get_task": "jurist.tasks",
-    "task_names": "jurist.tasks",
-    "judge": "jurist.tasks",
-    "score": "jurist.tasks",
-    "calibrate": "jurist.tasks",
-    "optimize": "jurist.tasks",
-    "prompt": "jurist.tasks",
-    "JudgeConfig": "jurist.judges.config",
-    "load_config": "jurist.judges.config",
-    "judge_ragbench": "jurist.tasks.ragbench",
-    "score_ragbench": "jurist.tasks.ragbench",
-    "judge_pairwise": "jurist.tasks.pairwise",
-    "score_pairwise_records": "jurist.tasks.pairwise",
-    "score_traces": "jurist.tasks.gates",
-    "run_rgb_suite": "jurist.tasks.rgb",
-    "score_rgb_predictions": "jurist.tasks.rgb",
-    "judge_heritage": "jurist.tasks.heritage",
-    "score_heritage": "jurist.tasks.heritage",
-    "OpenAICompatibleServer": "jurist.testing",
-}
+__all__ = [
+    "JudgeConfig",
+    "OpenAICompatibleServer",
+    "Task",
+    "calibrate",
+    "estimate",
+    "get_task",
+    "judge",
+    "judge_heritage",
+    "judge_pairwise",
+    "judge_ragbench",
+    "load_config",
+    "optimize",
+    "prompt",
+    "register_task",
+    "run_rgb_suite",
+    "score",
+    "score_heritage",
+    "score_pairwise_records",
+    "score_ragbench",
+    "score_rgb_predictions",
+    "score_traces",
+    "task_names",
+]
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'jurist' has no attribute {name!r}")
-    return getattr(import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__)

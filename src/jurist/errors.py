@@ -27,6 +27,9 @@ class ExitCode(IntEnum):
     TRACKING_FAILED = 6
     """The work is done and on disk (run directory, calibration, artifact), but logging it to
     MLflow failed (tracking server unreachable or refusing); the message names the URI."""
+    COST_LIMIT = 7
+    """Stopped at the cost limit (``--max-cost``): items finished before are kept, and the
+    same command with a higher limit (or none) resumes where it stopped."""
     INTERNAL = 70
     """A bug in jurist (an unexpected exception): one line, and the traceback with ``--debug``."""
     INTERRUPTED = 130
@@ -92,6 +95,33 @@ class FatalProviderError(JuristError):
     item by item. The message names the config file, model and provider and what to do."""
 
     exit_code = ExitCode.FATAL_PROVIDER
+
+
+class CostLimitReached(JuristError):
+    """The spend of a run reached its cost limit (``--max-cost``, ``max_cost=``): no new
+    item was started, the items in flight were finished and recorded, and the run stopped.
+    The same command with a higher limit (or none) resumes.
+
+    Attributes:
+        spent: Dollars spent by the runs under the limit (recorded before, and in this call).
+        limit: The limit in dollars.
+        run_dir: The run directory that stopped.
+    """
+
+    exit_code = ExitCode.COST_LIMIT
+
+    def __init__(self, message: str, *, spent: float, limit: float, run_dir: str | Path) -> None:
+        super().__init__(message)
+        self.spent = spent
+        self.limit = limit
+        self.run_dir = Path(run_dir)
+
+
+class WorkerLostError(JuristError):
+    """Worker processes (local, or Ray's) died again and again while judging the same item, or
+    one died before it could start: the run stopped; items already done are kept."""
+
+    exit_code = ExitCode.INTERNAL
 
 
 class ArtifactError(JuristError):

@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from jurist.errors import ExitCode
@@ -66,6 +65,7 @@ def test_table_values_are_the_documented_ones() -> None:
         "RUN_LOCKED": 4,
         "FATAL_PROVIDER": 5,
         "TRACKING_FAILED": 6,
+        "COST_LIMIT": 7,
         "INTERNAL": 70,
         "INTERRUPTED": 130,
     }
@@ -329,14 +329,16 @@ def test_a_failure_mid_export_leaves_the_previous_files(tmp_path: Path, capsys, 
     exports = ("results.jsonl", "items.csv", "items.parquet", "summary.json", "report.md")
     before = {name: (run / name).read_bytes() for name in exports}
 
-    real_to_parquet = pd.DataFrame.to_parquet
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    def half_then_fail(self: pd.DataFrame, path: object, *args: object, **kwargs: object) -> None:
-        real_to_parquet(self.head(1), path, *args, **kwargs)  # part of the table is on disk ...
-        Path(str(path)).write_bytes(Path(str(path)).read_bytes()[:50])
-        raise OSError(28, "No space left on device", str(path))  # ... and then the disk is full
+    real_write_table = pq.ParquetWriter.write_table
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", half_then_fail)
+    def half_then_fail(self: pq.ParquetWriter, table: pa.Table, *args: object, **kwargs: object) -> None:
+        real_write_table(self, table.slice(0, 1), *args, **kwargs)  # part of the table is on disk ...
+        raise OSError(28, "No space left on device")  # ... and then the disk is full
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", half_then_fail)
     assert run_cli(["score", "ragbench", str(run)]) == 0  # score without writing: unaffected
     from jurist import score
 

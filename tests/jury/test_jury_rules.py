@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,16 +19,25 @@ from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import build_lm, cache_salt, repeat_salt
 from jurist.jury import is_jury_file, load_jury
 from jurist.jury.aggregate import Vote, decide
+from jurist.jury.ballots import unit_outcomes
 from jurist.jury.calibrate import jury_spec, log_odds_weight, write_weights
+from jurist.jury.panel import jury_panel
+from jurist.jury.run import check_task
 from jurist.metrics import annotators
 from jurist.metrics.gold_agreement import bootstrap_ci
-from jurist.tasks import _verbs, judge_specs
+from jurist.schemas import ItemResult
+from jurist.tasks import _verbs, get_task, judge_specs
+from jurist.tasks._unit_verdicts import UnitVerdicts
 from support import run_cli, write_jsonl
 
 
 def write(path: Path, text: str) -> Path:
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
+
+
+TWO_INLINE = "jury:\n  jurors:\n    - {name: a, model: openai/a}\n    - {name: b, model: openai/b}\n"
+"""A jury of two inline jurors (never asked: the tests below need no server)."""
 
 
 def juror_file(folder: Path, name: str, model: str) -> Path:
@@ -183,7 +194,13 @@ def test_judge_specs_turn_a_jury_file_into_one_calibration_judge(tmp_path):
     assert specs[0].config.model.startswith("jury/") and type(specs[0]).__name__ == "JurySpec"
 
 
-def test_a_task_whose_verdict_is_not_an_output_field_cannot_have_a_jury(tmp_path):
+def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have_a_jury(tmp_path):
+    # The built-in pairwise task derives its verdict per pair (after the swap rule), so it can.
+    builtin = get_task("pairwise")
+    duo = jury_panel(load_jury(write(tmp_path / "two.yaml", TWO_INLINE)))
+    assert builtin.panel_verdicts(builtin.options()) is not None
+    assert check_task(builtin, builtin.options(), duo) == "verdict"
+    # A YAML pairwise task's verdict 'winner' combines the answer with the order: refused.
     task = task_file(tmp_path, PAIR_TASK, "pairs")
     data = write_jsonl(
         tmp_path / "pairs.jsonl",
@@ -203,6 +220,38 @@ def test_a_task_whose_verdict_is_not_an_output_field_cannot_have_a_jury(tmp_path
             task_file(tmp_path, BOOL_TASK, "claims"), write_claims(tmp_path, 2), mean, out=tmp_path / "r2"
         )
     assert not (tmp_path / "run").exists() and not (tmp_path / "r2").exists()
+
+
+class _FirstValue(UnitVerdicts):
+    """A unit's verdict is its first item's ``v``; a tied vote gives ``none``, which no output says."""
+
+    unit_name = "group"
+    no_decision = "none"
+
+    def units(self, dataset: Any) -> dict[str, tuple[str, ...]]:
+        return {"g": ("g|1", "g|2")}
+
+    def verdict(self, outputs: Sequence[Mapping[str, Any] | None]) -> Any:
+        return outputs[0]["v"] if outputs[0] and outputs[1] else None
+
+
+def test_a_unit_vote_the_answers_cannot_express_is_a_failed_unit(tmp_path):
+    panel = jury_panel(load_jury(write(tmp_path / "two.yaml", TWO_INLINE)))
+    names = [member.name for member in panel.members]
+
+    def said(value: str) -> dict[str, ItemResult]:
+        return {item: ItemResult(id=item, status="ok", output={"v": value}) for item in ("g|1", "g|2")}
+
+    agreed, ballot = unit_outcomes("g", ("g|1", "g|2"), panel, _FirstValue(), {n: said("x") for n in names})
+    assert [o.output["v"] for o in agreed if o.output] == ["x", "x"] and not ballot.tie
+    assert agreed[0].output is not None and agreed[0].output["jury"]["unit"] == "g"
+    tied, ballot = unit_outcomes(
+        "g", ("g|1", "g|2"), panel, _FirstValue(), {names[0]: said("x"), names[1]: said("y")}
+    )
+    assert ballot.tie and ballot.votes == {names[0]: "x", names[1]: "y"}
+    assert all(o.output is None and "cannot give 'none'" in str(o.error) for o in tied)
+    missing, ballot = unit_outcomes("g", ("g|1", "g|2"), panel, _FirstValue(), {n: {} for n in names})
+    assert all(o.error and o.error.startswith("every juror failed") for o in missing)
 
 
 def test_repeat_1_keeps_the_cache_key_and_later_repeats_get_their_own(tmp_path):

@@ -4,6 +4,12 @@ The verbs over any task (``judge``, ``score``, ``prompt``, ``calibrate``, ``opti
 ``tasks``) are in :mod:`jurist.cli.verbs`, ``calibrate`` and ``optimize``; ``gate`` and
 ``rgb run`` are commands of one task each. ``main`` is the console-script entry point: it
 turns every error into one line on stderr and the exit code of :class:`jurist.errors.ExitCode`.
+
+Every command module is imported to build the app, so each imports at its top only Typer and
+light modules: what a command needs to run (the task registry, the runner, DSPy, pandas) is
+imported in its body. ``jurist --help``, every ``--help``, ``--version`` and ``jurist gate``
+load neither DSPy, LiteLLM, pandas nor numpy (``tests/cli/test_startup.py``;
+``benchmarks/startup.py`` measures them).
 """
 
 from __future__ import annotations
@@ -59,14 +65,15 @@ def _root(
 
     Exit status: 0 ok, 1 a gate not met, 2 bad input or usage, 3 completed with failed
     items, 4 run directory locked, 5 fatal provider error, 6 MLflow logging failed (results
-    kept), 70 internal error, 130 interrupted.
+    kept), 7 stopped at the cost limit (resumable), 70 internal error, 130 interrupted.
     """
     _state["debug"] = _state["debug"] or debug
 
 
 def _register_commands() -> None:
     # Imported for their side effect of adding commands to the app above: the verbs over
-    # any task first, then the commands of one task's own (``gate``, ``rgb run``).
+    # any task first, then the commands of one task's own (``gate``, ``rgb run``). A new
+    # option goes into its command's signature; a module it needs, into the command's body.
     from jurist.cli import calibrate, gates, optimize, probe, report, rgb, show, verbs, view  # noqa: F401
 
 

@@ -18,10 +18,6 @@ from jurist.cli.verbs import (
     task_and_arguments,
 )
 from jurist.errors import ExitCode
-from jurist.jury import CascadeSpec, JurySpec, choice_lines, weighted_copy_path, write_weights
-from jurist.report.calibrate import CalibrationThresholds, calibration_csv, calibration_markdown
-from jurist.tasks import calibrate, judge_specs
-from jurist.tracking import Tracking
 
 _Threshold = float | None
 
@@ -83,6 +79,11 @@ def calibrate_command(
 
     jurist calibrate TASK --gold FILE --config A --config B [task options]
     """
+    from jurist.jury import CascadeSpec, JurySpec, choice_lines, weighted_copy_path, write_weights
+    from jurist.report.calibrate import CalibrationThresholds, calibration_csv, calibration_markdown
+    from jurist.tasks import calibrate, judge_specs
+    from jurist.tracking import Tracking
+
     task, _, values = task_and_arguments(arguments, (), "calibrate")
     if output_format not in ("markdown", "csv"):
         raise typer.BadParameter("use markdown or csv", param_hint="--format")

@@ -1,6 +1,7 @@
 """``jurist gate GOLD TRACES``: score RAG traces, print the report, exit 1 when a gate fails.
 
 The command of the ``gates`` task (:mod:`jurist.tasks.gates`); ``run_gate`` does the work.
+It loads neither DSPy nor pandas unless ``--judge`` asks for the claim judge.
 
 Exit codes: 0 every gate passes; 1 a gate fails (or no trace matched a gold question);
 2 bad input (printed as one line by ``jurist.cli.main``) or a bad command-line option.
@@ -14,8 +15,9 @@ from typing import Annotated
 import typer
 
 from jurist.cli import app
+from jurist.datasets.gates import load_thresholds
 from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN
-from jurist.tasks.gates import GatesTask, run_gate, thresholds_of
+from jurist.tasks.gates.gate import run_gate
 
 __all__ = ["gate", "run_gate"]
 
@@ -97,20 +99,21 @@ def gate(
 
     Exit status: 0 all gates pass, 1 a gate fails, 2 bad input.
     """
-    given = {
-        "thresholds": thresholds,
-        "precision_min": precision_min,
-        "under_refusal_max": under_refusal_max,
-        "over_refusal_max": over_refusal_max,
-        "citation_hit_rate_min": citation_hit_rate_min,
-        "compliance_min": compliance_min,
-        "fail_on_na": fail_on_na,
-    }
-    options = GatesTask().options({name: value for name, value in given.items() if value is not None})
+    # What the task's ``thresholds_of`` does with the same options (an option not given is
+    # None here), without building its pydantic model on `jurist gate`'s path.
+    given = load_thresholds(
+        thresholds,
+        precision_min=precision_min,
+        under_refusal_max=under_refusal_max,
+        over_refusal_max=over_refusal_max,
+        citation_hit_rate_min=citation_hit_rate_min,
+        compliance_min=compliance_min,
+        fail_on_na=fail_on_na,
+    )
     code = run_gate(
         gold,
         traces,
-        thresholds=thresholds_of(options),
+        thresholds=given,
         refusal_token=refusal_token,
         as_json=as_json,
         out=out,

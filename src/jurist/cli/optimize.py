@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,10 +19,11 @@ from jurist.cli.verbs import (
     task_and_arguments,
 )
 from jurist.errors import ConfigError
-from jurist.judges.config import JudgeConfig
-from jurist.optimization import OPTIMIZERS, OptimizeResult, OptimizerSettings
-from jurist.tasks import optimize
-from jurist.tracking import Tracking
+from jurist.optimization import OPTIMIZERS
+
+if TYPE_CHECKING:
+    from jurist.judges.config import JudgeConfig
+    from jurist.optimization import OptimizeResult
 
 
 def _score(result: OptimizeResult, name: str) -> str:
@@ -92,6 +93,10 @@ def optimize_command(
 
     jurist optimize TASK --train FILE --dev FILE --out ARTIFACT --config JUDGE [task options]
     """
+    from jurist.optimization import OptimizerSettings
+    from jurist.tasks import optimize
+    from jurist.tracking import Tracking
+
     task, _, values = task_and_arguments(arguments, (), "optimize")
     if auto not in ("light", "medium", "heavy", "off"):
         raise ConfigError(f"--auto must be light, medium, heavy or off, got {auto!r}", field="auto")

@@ -1,4 +1,7 @@
-"""Command-line options shared by every judging command, and their merge into a JudgeConfig."""
+"""Command-line options shared by every judging command, and their merge into a JudgeConfig.
+
+Defining the options loads nothing but Typer: the config model is imported when a command runs.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,12 @@ import functools
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from jurist.judges.config import JudgeConfig, load_config, parse_override
+if TYPE_CHECKING:
+    from jurist.judges.config import JudgeConfig
 
 R = TypeVar("R")
 
@@ -50,6 +54,8 @@ def judge_config(
     sets: list[str] | None = None,
 ) -> JudgeConfig:
     """Load the config file (if any) and apply the command line's overrides, named options last."""
+    from jurist.judges.config import load_config, parse_override
+
     overrides: dict[str, Any] = dict(parse_override(item) for item in sets or [])
     named = {
         "model": model,
@@ -79,13 +85,23 @@ _SHARED_OPTIONS: dict[str, Any] = {
 }
 
 
+def _evaluated(annotation: Any, command: Callable[..., Any]) -> Any:
+    """An annotation as an object: a string one (``from __future__ import annotations``) is
+    evaluated in the command's module, as ``inspect.signature(..., eval_str=True)`` does."""
+    if not isinstance(annotation, str):
+        return annotation
+    return eval(annotation, getattr(command, "__globals__", {}))  # noqa: S307  (the module's own annotation)
+
+
 def with_judge_options(
     *, target: str = "judge", exclude: tuple[str, ...] = ()
 ) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """Give a Typer command the shared judge options (``--config``, ``--model``, ...).
 
     The decorated command declares a parameter named ``target`` instead of the options and
-    receives there the :class:`JudgeConfig` they describe (:func:`judge_config`).
+    receives there the :class:`JudgeConfig` they describe (:func:`judge_config`). The
+    target's annotation is never evaluated, so its module may import ``JudgeConfig`` for
+    type checking only.
 
     Args:
         target: The command's parameter that receives the merged config.
@@ -94,8 +110,12 @@ def with_judge_options(
     names = [name for name in _SHARED_OPTIONS if name not in exclude]
 
     def decorate(command: Callable[..., R]) -> Callable[..., R]:
-        signature = inspect.signature(command, eval_str=True)
-        own = [param for name, param in signature.parameters.items() if name != target]
+        signature = inspect.signature(command)
+        own = [
+            param.replace(annotation=_evaluated(param.annotation, command))
+            for name, param in signature.parameters.items()
+            if name != target
+        ]
         shared = [
             inspect.Parameter(
                 name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_SHARED_OPTIONS[name]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,7 +12,9 @@ from jurist.cli import app
 from jurist.cli.options import with_judge_options
 from jurist.cli.verbs import TASK_ARGS, TASK_OPTIONS, TaskArgs, task_and_arguments
 from jurist.errors import ExitCode
-from jurist.judges.config import JudgeConfig
+
+if TYPE_CHECKING:
+    from jurist.judges.config import JudgeConfig
 
 probe_app = typer.Typer(help="Probe a judge with adversarial inputs.", no_args_is_help=True)
 app.add_typer(probe_app, name="probe")

@@ -6,17 +6,17 @@ these flags); RGB prediction files are scored by ``jurist score rgb FILES...``."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
-from jurist.datasets.rgb import RGB_SEED
+from jurist.datasets.rgb_protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, RGB_SEED, SETS
 from jurist.errors import ExitCode
-from jurist.judges.config import JudgeConfig
-from jurist.report.rgb import render_rgb_report
-from jurist.tasks.rgb import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, RGBOptions, run_suite
+
+if TYPE_CHECKING:
+    from jurist.judges.config import JudgeConfig
 
 rgb_app = typer.Typer(
     help="RGB (arXiv 2309.01431): RAG robustness of a model under test.", no_args_is_help=True
@@ -110,6 +110,9 @@ def rgb_run_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Run RGB's noise robustness, negative rejection, integration and counterfactual sets."""
+    from jurist.report.rgb import render_rgb_report
+    from jurist.tasks.rgb import RGBOptions, run_suite
+
     if prefer not in ("refine", "plain"):
         raise typer.BadParameter("expected refine or plain", param_hint="--prefer")
     if answer_check not in ("original", "improved"):

@@ -5,29 +5,29 @@ status, the parsed verdict, the rationale, every LM call with the messages it se
 role, in full), its replies, cache hit or not, tokens, cost and latency, the attempts, the
 error of a failed item, and the judge, model and compiled program of the run (from its
 ``manifest.json``). Nothing is called and nothing in the run directory is changed.
+
+Rich, the run store and the record types are imported when the command runs, not when the
+command line is built.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console, Group, RenderableType
-from rich.json import JSON
-from rich.panel import Panel
-from rich.rule import Rule
-from rich.table import Table
-from rich.text import Text
 
 from jurist.cli import app
 from jurist.errors import InputError
-from jurist.judges.config import BASELINE
 from jurist.redaction import redact, redact_value
 from jurist.report.jsonout import dumps
-from jurist.runner import MANIFEST, RESULTS_DB, ResultStore
-from jurist.schemas import ItemDetail, LMCall
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from jurist.schemas import ItemDetail, LMCall
 
 KNOWN_IDS_SHOWN = 5
 """How many recorded ids an unknown-id error lists."""
@@ -39,6 +39,8 @@ NO_CALLS = "no LM calls recorded for this item"
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
     """The run's manifest, or ``{}`` when it is missing or unreadable (the item still shows)."""
+    from jurist.runner import MANIFEST
+
     try:
         manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -54,6 +56,8 @@ def load_item(run: Path, item_id: str) -> tuple[ItemDetail, dict[str, Any]]:
             message lists a few ids it does hold).
         RunDirectoryError: Its ``results.sqlite`` is damaged.
     """
+    from jurist.runner import RESULTS_DB, ResultStore
+
     if not run.is_dir() or not (run / RESULTS_DB).is_file():
         raise InputError(f"not a run directory (no {RESULTS_DB})", path=run)
     with ResultStore(run / RESULTS_DB) as store:
@@ -85,6 +89,8 @@ def run_info(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def calls_note(detail: ItemDetail, info: dict[str, Any]) -> str | None:
     """Why an item has no messages to show, or ``None`` when it has some."""
+    from jurist.judges.config import BASELINE
+
     if detail.calls is None:
         return NOT_RECORDED
     if detail.calls:
@@ -100,6 +106,9 @@ def as_json(detail: ItemDetail, manifest: dict[str, Any]) -> str:
 
 
 def _key_values(rows: list[tuple[str, Any]]) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column(overflow="fold")
@@ -129,6 +138,12 @@ def _call_facts(call: LMCall) -> str:
 
 def render(console: Console, detail: ItemDetail, manifest: dict[str, Any]) -> None:
     """Print the item in full with Rich: header, verdict, rationale, usage, calls, raw replies."""
+    from rich.console import Group, RenderableType
+    from rich.json import JSON
+    from rich.panel import Panel
+    from rich.rule import Rule
+    from rich.text import Text
+
     info = run_info(manifest)
     program = info["program"]
     program_text = (
@@ -222,4 +237,6 @@ def show_command(
     if json_output:
         typer.echo(as_json(detail, manifest))
         return
+    from rich.console import Console
+
     render(Console(highlight=False), detail, manifest)

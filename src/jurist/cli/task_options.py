@@ -10,13 +10,15 @@ model, so a wrong or unknown option is an error that names it and lists the task
 from __future__ import annotations
 
 import typing
-from typing import Any
-
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
+from typing import TYPE_CHECKING, Any
 
 from jurist.errors import ConfigError
-from jurist.tasks import Task
+
+if TYPE_CHECKING:  # the command line defines its options without loading a task
+    from pydantic import BaseModel
+    from pydantic.fields import FieldInfo
+
+    from jurist.tasks import Task
 
 
 def _is_bool(info: FieldInfo) -> bool:

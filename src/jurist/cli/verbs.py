@@ -3,12 +3,17 @@
 Each takes TASK (a registered name or a path to a YAML task file) first, then its own
 arguments; the task's options (``jurist tasks show TASK``) follow as ``--name VALUE``.
 Nothing here names a task: every command calls the task's hooks.
+
+Defining the commands loads only Typer and light modules (``jurist --help`` and ``jurist gate``
+start in a fraction of a second, ``tests/cli/test_startup.py``): what a command needs to run
+(the task registry, the runner, DSPy) is imported in its body. A new option goes into the
+command's signature like the others; a module it needs goes into the body.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -16,12 +21,12 @@ from jurist.cli import app
 from jurist.cli.options import with_judge_options
 from jurist.cli.task_options import split_task_arguments
 from jurist.errors import ExitCode, InputError
-from jurist.judges.config import JudgeConfig
-from jurist.jury import cascade_lines, is_cascade_file, judge_cascade, judge_panel, panel_lines
-from jurist.jury.options import accepts_jury_file, overrides_of
+from jurist.jury.options import accepts_jury_file
 from jurist.report.jsonout import dumps
-from jurist.tasks import Task, get_task, task_names
-from jurist.tracking import Tracking
+
+if TYPE_CHECKING:
+    from jurist.judges.config import JudgeConfig
+    from jurist.tasks import Task
 
 TASK_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 TASK_OPTIONS = "Task options follow TASK as --name VALUE; `jurist tasks show TASK` lists them."
@@ -54,6 +59,8 @@ def task_and_arguments(
     tokens: list[str] | None, names: tuple[str, ...], command: str
 ) -> tuple[Task, list[str], dict[str, Any]]:
     """The task, its positional arguments (as many as ``names``, the last may repeat), its options."""
+    from jurist.tasks import get_task, task_names
+
     if not tokens:
         raise typer.BadParameter(f"give a task: jurist {command} TASK ...; tasks: {', '.join(task_names())}")
     task = get_task(tokens[0])
@@ -90,6 +97,34 @@ def judge_command(
     repeats: Annotated[
         int, typer.Option(min=1, help="Ask the judge (each juror) K times; report self-consistency.")
     ] = 1,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            metavar="USD",
+            help="Stop (exit 7, resumable) once the run has spent this many dollars; cached answers cost 0.",
+        ),
+    ] = None,
+    workers: Annotated[
+        str,
+        typer.Option(
+            metavar="N|auto",
+            help="Local processes that judge (auto: one for small runs, up to one per core; docs/scale.md).",
+        ),
+    ] = "auto",
+    backend: Annotated[
+        str, typer.Option(metavar="local|ray", help="Judge here, or on a Ray cluster (the extra 'ray').")
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(envvar="RAY_ADDRESS", help="Ray cluster for --backend ray (default: start one here)."),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Print items, cached items, tokens and cost per judge; call and write nothing."
+        ),
+    ] = False,
     jury_file: Path | None = None,
 ) -> None:
     """Judge every row of DATA with TASK's judge into a run directory: jurist judge TASK DATA --out DIR.
@@ -99,52 +134,84 @@ def judge_command(
 
     Failed items are recorded with their raw answers and never scored.
     """
+    from jurist.jury import cascade_lines, is_cascade_file, judge_cascade, judge_panel, panel_lines
+    from jurist.jury.options import overrides_of
+    from jurist.tracking import Tracking
+
     task, positional, values = task_and_arguments(arguments, ("DATA",), "judge")
     if out is None:
         raise typer.BadParameter("give the run directory: --out DIR", param_hint="--out")
-    tracking = Tracking.from_options(
-        enabled=mlflow, tracking_uri=mlflow_uri, experiment=mlflow_experiment, configs=[judge]
-    )
-    if jury_file is not None and is_cascade_file(jury_file):
-        if repeats > 1:
-            raise typer.BadParameter(
-                "a cascade is not repeated; make a stage a jury file", param_hint="--repeats"
-            )
-        run = judge_cascade(
-            task,
-            positional[0],
-            jury_file,
-            out=out,
-            options=task.options(values),
-            overrides=overrides_of(judge),
-            retry_failed=retry_failed,
-            progress=progress,
-        )
-    elif jury_file is not None or repeats > 1:
-        run = judge_panel(
+    if dry_run:
+        from jurist.tasks import estimate
+
+        plan = estimate(
             task,
             positional[0],
             jury_file or judge,
             out=out,
-            options=task.options(values),
+            options=values,
+            retry_failed=retry_failed,
             repeats=repeats,
             overrides=overrides_of(judge) if jury_file is not None else None,
-            retry_failed=retry_failed,
-            progress=progress,
         )
-    else:
-        from jurist.tasks._verbs import judge_run
+        for line in plan.lines():
+            typer.echo(line)
+        return
+    tracking = Tracking.from_options(
+        enabled=mlflow, tracking_uri=mlflow_uri, experiment=mlflow_experiment, configs=[judge]
+    )
+    from jurist.runner.budget import spending_limit
+    from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
 
-        run = judge_run(
-            task,
-            positional[0],
-            out,
-            judge,
-            task.options(values),
-            retry_failed=retry_failed,
-            progress=progress,
-        )
-    lines = [*task.summary_lines(run), *panel_lines(run.summary), *cascade_lines(run.summary)]
+    scale = Scale(backend=parse_backend(backend), workers=parse_workers(workers), address=ray_address)
+    with spending_limit(max_cost), scaling(scale):
+        if jury_file is not None and is_cascade_file(jury_file):
+            if repeats > 1:
+                raise typer.BadParameter(
+                    "a cascade is not repeated; make a stage a jury file", param_hint="--repeats"
+                )
+            run = judge_cascade(
+                task,
+                positional[0],
+                jury_file,
+                out=out,
+                options=task.options(values),
+                overrides=overrides_of(judge),
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+        elif jury_file is not None or repeats > 1:
+            run = judge_panel(
+                task,
+                positional[0],
+                jury_file or judge,
+                out=out,
+                options=task.options(values),
+                repeats=repeats,
+                overrides=overrides_of(judge) if jury_file is not None else None,
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+        else:
+            from jurist.tasks._verbs import judge_run
+
+            run = judge_run(
+                task,
+                positional[0],
+                out,
+                judge,
+                task.options(values),
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+    from jurist.report.usage import usage_lines
+
+    lines = [
+        *task.summary_lines(run),
+        *usage_lines(run.summary),
+        *panel_lines(run.summary),
+        *cascade_lines(run.summary),
+    ]
     html = run.run_dir / "report.html"
     if html.is_file() and not any("report.html" in line for line in lines):
         # Next to the Markdown report's line, where a task prints one.
@@ -262,6 +329,8 @@ def tasks_command(
     """List every task with its inputs, outputs and metrics (`jurist tasks show NAME` for one)."""
     if ctx.invoked_subcommand is not None:
         return
+    from jurist.tasks import get_task, task_names
+
     described = [get_task(name).describe() for name in task_names()]
     if as_json:
         typer.echo(dumps(described))
@@ -279,6 +348,8 @@ def tasks_show_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the task as JSON.")] = False,
 ) -> None:
     """Print one task in full: description, inputs, outputs, metrics, options, verbs."""
+    from jurist.tasks import get_task
+
     task = get_task(name)
     description = task.describe()
     if as_json:

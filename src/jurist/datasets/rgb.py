@@ -50,14 +50,12 @@ from pydantic import (
 )
 
 from jurist.datasets.io import BOM, check_file, iter_jsonl_values, iter_records, read_text, sha256_file
+from jurist.datasets.rgb_protocol import RGB_SEED
 from jurist.errors import ConfigError, InputError
 
 Language = Literal["en", "zh"]
 RGBKind = Literal["plain", "refine", "int", "fact"]
 Answer = str | list[str | list[str]]
-
-RGB_SEED = 2333
-"""The seed RGB's evaluation sets before preparing every instance."""
 
 LANGUAGES: tuple[Language, ...] = ("en", "zh")
 KINDS: tuple[RGBKind, ...] = ("plain", "refine", "int", "fact")

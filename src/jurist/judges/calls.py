@@ -24,7 +24,9 @@ ten times the CPU of the HTTP client itself, and each thread hop adds latency.
 - the answer is offered to the cache as DSPy stores it (the same record, the same key), so a
   judge can hold it back until it parsed (:class:`jurist.judges.lm.JuristCache`);
 - the call is reported to the LM's ``update_history`` (which feeds jurist's usage meter)
-  with its messages, outputs, usage and cost.
+  with its messages, outputs, usage and cost;
+- a request that goes to the provider (not a cache hit) takes its turn under the LM's rate
+  limits and adaptive in-flight cap (``rate_limits``, :mod:`jurist.judges.limits`).
 
 :func:`covered` says which calls take this path. Others (callbacks, streaming, custom
 engines, several candidates, explicit lm15 requests, DSPy's own retries, text or Responses
@@ -58,10 +60,14 @@ from dspy.dsp.utils.settings import settings
 from dspy.lm15 import LM15Error, Request, RouterConfig, StreamAssemblyError, UnsupportedFeatureError
 from dspy.utils.exceptions import LMUnsupportedFeatureError
 
-__all__ = ["acomplete", "covered", "known_capabilities"]
+from jurist.judges.limits import prompt_estimate
+
+__all__ = ["acomplete", "cached_outputs", "covered", "known_capabilities"]
 
 _ENGINES = ("auto", "lm15", "litellm")
-_memo_lock = threading.Lock()
+# Reentrant: a lookup that finished before its done-callback was added runs that callback at
+# once, in the thread that holds the lock (see known_capabilities).
+_memo_lock = threading.RLock()
 _selections: dict[tuple[Any, ...], BackendSelection] = {}
 _capabilities: dict[tuple[Any, ...], Capabilities] = {}
 _routes: dict[tuple[Any, ...], Any] = {}
@@ -386,6 +392,22 @@ def _from_record(lm: Any, call: Any, record: Any) -> CallResult:
     return result
 
 
+def cached_outputs(lm: Any, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> list[Any] | None:
+    """The outputs the response cache holds for this call (as :func:`acomplete` would serve
+    them), or ``None``; reads only: nothing is sent, written or noted."""
+    call = dspy_execution.prepare(lm, prompt, messages, kwargs, asynchronous=True)
+    if not call.cache:
+        return None
+    request = call.key(lm, True)
+    cache = dspy.cache
+    if callable(getattr(cache, "key_of", None)):
+        key = cache.key_of(request)
+        record = cache.read(key) if key is not None else None
+    else:
+        record = cache.get(request, dspy_execution.IGNORED_CACHE_KEYS)
+    return None if record is None else list(_from_record(lm, call, record).outputs)
+
+
 async def acomplete(lm: Any, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> list[Any]:
     """Make one LM call that :func:`covered` accepts; return DSPy's outputs for it.
 
@@ -412,7 +434,13 @@ async def acomplete(lm: Any, prompt: Any, messages: Any, kwargs: dict[str, Any])
             if key is not None:
                 cache.note_served(key)
     if result is None:
-        result = await _send(lm, call)
+        limits = getattr(lm, "rate_limits", None)
+        if limits is None:
+            result = await _send(lm, call)
+        else:  # rpm, tpm and the adaptive in-flight cap (jurist.judges.limits): provider requests only
+            async with limits.request(prompt_estimate(call.messages, call.prompt)) as turn:
+                result = await _send(lm, call)
+                turn.usage(result.usage)
         if call.cache:
             record = result.dump() if result.responses or result.raw is None else result.raw
             if not keyed:

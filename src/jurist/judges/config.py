@@ -80,7 +80,20 @@ class JudgeConfig(BaseModel):
     """Extra attempts, bypassing the cache, when the judge's answer cannot be parsed."""
 
     concurrency: int = Field(default=8, ge=1, le=1024)
-    """How many items are judged at once."""
+    """How many items are judged at once. It is also the ceiling the provider's 429 answers
+    back off from: after a 429 the requests in flight for the model halve, then grow back
+    by one per window of successes up to this number (``docs/costs.md``)."""
+
+    rpm: int | None = Field(default=None, gt=0, exclude=True)
+    """Most requests per minute sent to this model (per ``model`` and ``api_base``, in each
+    process), retries included, cached answers not; ``null`` (the default) sets no limit.
+    Requests are spaced ``60 / rpm`` seconds apart. Like :attr:`mlflow` it is in no dump of
+    the config: it never changes :meth:`fingerprint`, the cache or a run's manifest."""
+
+    tpm: int | None = Field(default=None, gt=0, exclude=True)
+    """Most tokens (prompt + completion, as the provider reports them) per minute sent to
+    this model, in each process; each request reserves its prompt's estimate before it is
+    sent. ``null`` (the default) sets no limit; in no dump of the config, like :attr:`rpm`."""
 
     cache_dir: Path = Path(".jurist_cache")
     """Directory of DSPy's disk cache of LM responses (relative paths are taken from the
@@ -115,6 +128,15 @@ class JudgeConfig(BaseModel):
         """Record ``path`` as the file this config came from (see :attr:`source`); returns ``self``."""
         self._source = Path(path) if path is not None else None
         return self
+
+    def undumped(self) -> dict[str, Any]:
+        """The fields set on this config that no dump holds (:attr:`mlflow`, :attr:`rpm`,
+        :attr:`tpm`): whoever rebuilds a config from a dump adds them back from here."""
+        return {
+            name: getattr(self, name)
+            for name, info in type(self).model_fields.items()
+            if info.exclude and name in self.model_fields_set
+        }
 
     @field_validator("model")
     @classmethod

@@ -34,6 +34,9 @@ Facts this module is built around (DSPy 3.4 / LiteLLM 1.106):
 - A damaged shard of the disk cache (an SQLite file of DSPy's ``diskcache.FanoutCache``)
   would stop every judge at start-up. It is moved aside with a warning and rebuilt empty
   (:func:`configure_cache`); a read that hits damage later is a cache miss.
+- Every LM built here carries its model's rate limits and adaptive in-flight cap
+  (:attr:`JudgeLM.rate_limits`, :mod:`jurist.judges.limits`), shared by every LM of the
+  process with the same model and ``api_base``.
 - The batch runner makes no disk write on its event loop: inside
   :func:`deferring_cache_writes` the accepted answers' cache writes are handed to the
   caller (the runner's writer thread) instead of being made.
@@ -64,6 +67,7 @@ from dspy.clients.execution import IGNORED_CACHE_KEYS
 from jurist.errors import ConfigError, FatalProviderError
 from jurist.judges import calls
 from jurist.judges.config import JudgeConfig
+from jurist.judges.limits import ModelLimits, limits_for, prompt_estimate
 from jurist.judges.retry import ProviderProblem, reached_provider
 from jurist.redaction import install_log_redaction, redact, redact_value, register_secret
 from jurist.schemas import LMCall, Message, Usage
@@ -265,6 +269,23 @@ def writing_cache_together() -> AbstractContextManager[None]:
 
 _call_start: contextvars.ContextVar[float | None] = contextvars.ContextVar("jurist_call_start", default=None)
 
+Probe = Callable[["JudgeLM", Any, Any, dict[str, Any]], None]
+"""Given an LM call instead of the provider: the LM, prompt, messages and keyword arguments."""
+_probe: contextvars.ContextVar[Probe | None] = contextvars.ContextVar("jurist_probe", default=None)
+
+
+@contextmanager
+def probing(probe: Probe) -> Iterator[None]:
+    """Hand every asynchronous call of a :class:`JudgeLM` in this context to ``probe`` before
+    anything else happens (no cache read, no request); ``probe`` stops the program by
+    raising (a ``BaseException`` passes DSPy's adapter fallbacks). Used to see what a judge
+    would send (:mod:`jurist.judges.estimate`)."""
+    token = _probe.set(probe)
+    try:
+        yield
+    finally:
+        _probe.reset(token)
+
 
 @contextmanager
 def metering(*, hold_cache_writes: bool = False) -> Iterator[UsageMeter]:
@@ -295,6 +316,9 @@ class JudgeLM(dspy.LM):
     it, and by DSPy otherwise; both read and write the same cache entries.
     """
 
+    rate_limits: ModelLimits | None = None
+    """The model's rate limits and adaptive in-flight cap (set by :func:`build_lm`)."""
+
     def update_history(self, entry: dict[str, Any]) -> None:
         meter = _meter.get()
         if meter is not None:
@@ -305,7 +329,11 @@ class JudgeLM(dspy.LM):
         start = time.perf_counter()
         token = _call_start.set(start)
         try:
-            return super().__call__(*args, **kwargs)
+            if self.rate_limits is None:
+                return super().__call__(*args, **kwargs)
+            prompt = kwargs.get("prompt", args[0] if args else None)
+            with self.rate_limits.request_sync(prompt_estimate(kwargs.get("messages"), prompt)):
+                return super().__call__(*args, **kwargs)
         except Exception as exc:
             _record_failure(exc, args, kwargs, start)
             raise
@@ -313,12 +341,18 @@ class JudgeLM(dspy.LM):
             _call_start.reset(token)
 
     async def acall(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
+        probe = _probe.get()
+        if probe is not None:
+            probe(self, prompt, messages, kwargs)
         start = time.perf_counter()
         token = _call_start.set(start)
         try:
             if calls.covered(self, prompt, messages, kwargs):
                 return await calls.acomplete(self, prompt, messages, kwargs)
-            return await super().acall(prompt, messages=messages, **kwargs)
+            if self.rate_limits is None:
+                return await super().acall(prompt, messages=messages, **kwargs)
+            async with self.rate_limits.request(prompt_estimate(messages, prompt)):
+                return await super().acall(prompt, messages=messages, **kwargs)
         except Exception as exc:
             _record_failure(exc, (prompt,), {"messages": messages}, start)
             raise
@@ -770,7 +804,7 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
         with warnings.catch_warnings():
             # rollout_id only salts the cache key here; DSPy warns that it does not change sampling.
             warnings.filterwarnings("ignore", message="rollout_id")
-            return JudgeLM(
+            lm = JudgeLM(
                 config.model,
                 temperature=config.temperature,
                 max_tokens=config.max_tokens,
@@ -781,6 +815,8 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
             )
     except (ValueError, TypeError) as exc:
         raise ConfigError(str(exc), field="model") from None
+    lm.rate_limits = limits_for(config)
+    return lm
 
 
 def with_rollout(lm: JudgeLM, attempt: int) -> JudgeLM:

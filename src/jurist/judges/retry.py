@@ -153,6 +153,14 @@ def reached_provider(exc: BaseException) -> bool:
     return problem is None or problem.kind not in ("missing_key", "bad_url", "unreachable")
 
 
+def is_rate_limit(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is the provider's 429 rate limit."""
+    for link in _chain(exc):
+        if _status(link) == 429 or any("RateLimit" in name for name in _names(link)):
+            return True
+    return False
+
+
 def retry_after_seconds(exc: BaseException) -> float | None:
     """The server's Retry-After hint carried by ``exc`` or any exception it was raised from.
 

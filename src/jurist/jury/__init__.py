@@ -14,16 +14,24 @@ aggregated per item, on any task whose verdict is one output value.
 Only the command line and :mod:`jurist.tasks._verbs` import this package.
 """
 
-from jurist.jury.calibrate import JurySpec, calibration_rows, jury_spec, weighted_copy_path, write_weights
-from jurist.jury.cascade_calibrate import CascadeSpec, cascade_spec
-from jurist.jury.cascade_calibrate import calibration_rows as cascade_calibration_rows
-from jurist.jury.cascade_config import Cascade, Stage, is_cascade_file, load_cascade
-from jurist.jury.cascade_report import cascade_lines, choice_lines
-from jurist.jury.cascade_run import judge_cascade, run_cascade
-from jurist.jury.config import AGGREGATES, Juror, Jury, is_jury_file, load_jury
-from jurist.jury.panel import Member, Panel, jury_panel, panel_of, repeats_panel
-from jurist.jury.report import panel_lines
-from jurist.jury.run import judge_panel, run_panel
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jurist._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from jurist.jury.calibrate import JurySpec, calibration_rows, jury_spec, weighted_copy_path, write_weights
+    from jurist.jury.cascade_calibrate import CascadeSpec, cascade_spec
+    from jurist.jury.cascade_calibrate import calibration_rows as cascade_calibration_rows
+    from jurist.jury.cascade_config import Cascade, Stage, is_cascade_file, load_cascade
+    from jurist.jury.cascade_report import cascade_lines, choice_lines
+    from jurist.jury.cascade_run import judge_cascade, run_cascade
+    from jurist.jury.config import AGGREGATES, Juror, Jury, is_jury_file, load_jury
+    from jurist.jury.estimate import estimate_targets
+    from jurist.jury.panel import Member, Panel, jury_panel, panel_of, repeats_panel
+    from jurist.jury.report import panel_lines
+    from jurist.jury.run import judge_panel, run_panel
 
 __all__ = [
     "AGGREGATES",
@@ -40,6 +48,7 @@ __all__ = [
     "cascade_lines",
     "cascade_spec",
     "choice_lines",
+    "estimate_targets",
     "is_cascade_file",
     "is_jury_file",
     "judge_cascade",
@@ -56,3 +65,7 @@ __all__ = [
     "weighted_copy_path",
     "write_weights",
 ]
+
+# Imported on first use (:mod:`jurist._lazy`): the runs load DSPy and pandas, and the command
+# line defines its options with :mod:`jurist.jury.options` (jury and cascade files) alone.
+__getattr__, __dir__ = lazy_exports(__name__)

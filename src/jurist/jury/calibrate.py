@@ -3,8 +3,9 @@ weights calibration can write back into a copy of the jury file.
 
 The jury's row is the task's own calibration row (its ``calibration_row`` hook), computed on the
 jury's run: the hook judges through the task's ``judge``, which here runs the jury. Each juror's
-run is kept where its own leaderboard row (``JURY/JUROR``) reads it, so every juror is judged
-once and the jury's row costs no further call.
+run is kept where its own leaderboard row (``JURY/JUROR``) reads it (the same path under the
+juror's folder as the jury's run under the jury's), so every juror is judged once and the jury's
+row costs no further call.
 """
 
 from __future__ import annotations
@@ -67,15 +68,15 @@ def calibration_rows(
     Raises:
         ConfigError: The task cannot have a jury (see :func:`jurist.jury.run.check_task`).
     """
-    dataset = dataset_name(gold)
     jurors = _juror_specs(spec)
-    panel = jury_panel(
-        spec.jury, run_dirs={name: judge_run_dir(out, s) / dataset for name, s in jurors.items()}
-    )
     options = settings.get("options") or task.options()
-    check_task(task, options, panel)
+    check_task(task, options, jury_panel(spec.jury))
+    home = judge_run_dir(out, spec)
 
     def run_jury(data: str | Path, run_dir: Path, options: BaseModel, retry: bool, shown: bool) -> JudgeRun:
+        inner = run_dir.relative_to(home) if run_dir.is_relative_to(home) else Path(dataset_name(gold))
+        dirs = {name: judge_run_dir(out, juror) / inner for name, juror in jurors.items()}
+        panel = jury_panel(spec.jury, run_dirs=dirs)
         return run_panel(task, panel, data, run_dir, options, retry_failed=retry, progress=shown)
 
     row, table = judging_by(task, run_jury).calibration_row(gold, spec, out, settings, progress)

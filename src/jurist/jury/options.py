@@ -13,11 +13,10 @@ import functools
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from jurist.judges.config import JudgeConfig
-from jurist.jury.cascade_config import is_cascade_file
-from jurist.jury.config import is_jury_file
+if TYPE_CHECKING:  # the command line's options are defined without loading the config models
+    from jurist.judges.config import JudgeConfig
 
 __all__ = ["accepts_jury_file", "overrides_of"]
 
@@ -35,6 +34,9 @@ def accepts_jury_file(command: Callable[..., R]) -> Callable[..., R]:
 
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> R:
+        from jurist.jury.cascade_config import is_cascade_file
+        from jurist.jury.config import is_jury_file
+
         config = kwargs.get("config")
         kwargs["jury_file"] = None
         if config is not None and (is_jury_file(config) or is_cascade_file(config)):
@@ -49,4 +51,4 @@ def accepts_jury_file(command: Callable[..., R]) -> Callable[..., R]:
 
 def overrides_of(config: JudgeConfig) -> dict[str, Any]:
     """The fields the command line set on a judge config (``--concurrency 4`` -> ``{"concurrency": 4}``)."""
-    return config.model_dump(include=set(config.model_fields_set))
+    return {**config.model_dump(include=set(config.model_fields_set)), **config.undumped()}

@@ -112,9 +112,11 @@ def section_markdown(section: Mapping[str, Any]) -> str:
     lines += _figure_rows(section)
     heading, figures = _agreement(section)
     scale = figures.get("scale", "nominal")
+    votes = section.get("votes") or {}
+    unit = str(votes.get("unit") or "item")
     lines += [
         "",
-        f"### {heading} ({figures.get('items', 0)} items with two votes or more; {scale} scale)",
+        f"### {heading} ({figures.get('items', 0)} {unit}s with two votes or more; {scale} scale)",
         "",
         "| statistic | value | 95% interval |",
         "|---|---|---|",
@@ -129,12 +131,16 @@ def section_markdown(section: Mapping[str, Any]) -> str:
     if pairs:
         lines += ["", "| pair | items | agreement |", "|---|---|---|"]
         lines += [f"| {p['a']} – {p['b']} | {p['n']} | {_fmt(p['agreement'])} |" for p in pairs]
-    votes = section.get("votes") or {}
+    tied = (
+        f"{votes.get('no_decision', 0)} without a winning verdict, given {votes.get('no_decision_verdict')!r}"
+        if votes.get("no_decision_verdict") is not None
+        else f"{votes.get('decided_by_order', 0)} decided by {word[:-1]} order (the first {word[:-1]} in "
+        "order who voted, or the earliest voter among tied verdicts)"
+    )
     lines += [
         "",
-        f"Votes: {votes.get('unanimous', 0)} of {votes.get('items', 0)} items unanimous, "
-        f"{votes.get('split', 0)} split, {votes.get('decided_by_order', 0)} decided by {word[:-1]} order "
-        f"(the first {word[:-1]} in order who voted, or the earliest voter among tied verdicts); "
+        f"Votes on each {unit}: {votes.get('unanimous', 0)} of {votes.get('items', 0)} {unit}s unanimous, "
+        f"{votes.get('split', 0)} split, {tied}; "
         f"{votes.get('partial', 0)} with fewer "
         f"than {len(members)} votes (a member failed); {votes.get('no_votes', 0)} without any vote (failed).",
     ]
@@ -169,6 +175,7 @@ def panel_figures(section: Mapping[str, Any]) -> list[Figure]:
             )
         )
     heading, figures = _agreement(section)
+    unit = str((section.get("votes") or {}).get("unit") or "item")
     statistics = [
         {
             "label": label,
@@ -186,8 +193,8 @@ def panel_figures(section: Mapping[str, Any]) -> list[Figure]:
                 title=heading[0].upper() + heading[1:],
                 data={"bars": statistics, "ylabel": "value"},
                 caption=(
-                    f"Over {figures.get('items', 0)} items with two votes or more; 95% bootstrap intervals "
-                    "resampling items. Krippendorff's α is on the "
+                    f"Over {figures.get('items', 0)} {unit}s with two votes or more; 95% bootstrap intervals "
+                    f"resampling {unit}s. Krippendorff's α is on the "
                     f"{figures.get('scale', 'nominal')} scale."
                 ),
             )

@@ -9,17 +9,19 @@ cache). The panel's run holds, per item, the output of a member whose verdict is
 raw answers and LM calls of every member. So ``task.score(DIR)`` scores the panel with the
 task's own scoring, and the HTML report and ``jurist view`` read it like any run. An item every
 member failed on is a failed item. The panel's run is rebuilt from its members' runs on every
-call (it costs no model call), so a member resumed later is reflected in it.
+call (it costs no model call), so a member resumed later is reflected in it. A task whose
+verdict is derived from several items' outputs (:meth:`~jurist.tasks.Task.panel_verdicts`) is
+voted per unit of items (:mod:`jurist.jury.ballots`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel
@@ -27,10 +29,10 @@ from pydantic import BaseModel
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, RunDirectoryError
 from jurist.judges.lm import repeat_salt
-from jurist.jury.aggregate import Vote, decide, is_number, is_one_value
+from jurist.jury.aggregate import is_number, is_one_value
 from jurist.jury.agreement import agreement_figures, gold_rate, headline, member_pairs
+from jurist.jury.ballots import Ballot, PanelOutcome, item_outcome, unit_outcomes
 from jurist.jury.derived_run import (
-    Outcome,
     RecordedJudge,
     combined_fingerprint,
     default_dir,
@@ -42,24 +44,26 @@ from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
 from jurist.report.html import write_run_views
 from jurist.runner import MANIFEST, RESULTS_DB, ResultStore, iter_run_results, run_lock
-from jurist.schemas import ItemResult, Usage
 from jurist.tasks._contract import JudgeRun, Scores, Task
+from jurist.tasks._unit_verdicts import UnitVerdicts
 
 __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
 
 
 def check_task(task: Task, options: BaseModel, panel: Panel) -> str:
-    """The output field a panel of ``task`` votes on: the task's review verdict.
+    """The verdict a panel of ``task`` votes on: the task's review verdict, an output field per
+    item, or derived per unit of items by the task's :meth:`~jurist.tasks.Task.panel_verdicts`.
 
     Raises:
-        ConfigError: The task names no verdict, its verdict is not an output field (e.g. it is
-            computed over several outputs), or the aggregate needs numbers the task does not give.
+        ConfigError: The task names no verdict, its verdict is neither an output field nor
+            derived by the task, or the aggregate needs numbers the task does not give.
     """
     review = task.review(options)
     what = "have a jury" if panel.kind == "jury" else "be repeated"
     if review.verdict is None:
         raise ConfigError(f"task {task.name!r} cannot {what}: it names no verdict column", field="task")
-    if review.verdict not in task.outputs:
+    derived = task.panel_verdicts(options) is not None
+    if not derived and review.verdict not in task.outputs:
         outputs = ", ".join(task.outputs) or "none"
         raise ConfigError(
             f"task {task.name!r} cannot {what}: its verdict {review.verdict!r} is not one of its output "
@@ -179,7 +183,7 @@ def run_panel(
     runs: dict[str, JudgeRun] = {}
     for member in panel.members:
         runs[member.name] = _run_member(task, panel, member, data, out, options, retry_failed, progress)
-        if len(runs) == 1:
+        if len(runs) == 1 and task.panel_verdicts(options) is None:
             _check_votes(task, panel, verdict, runs[member.name].run_dir)
     return _aggregate(task, panel, verdict, data, out, options, runs)
 
@@ -207,61 +211,11 @@ def _run_member(
         )
 
 
-@dataclass
-class _Outcome(Outcome):
-    """What the panel's run records for one item: with the votes, and whether order decided."""
-
-    error_type: ClassVar[str] = "no_votes"
-
-    votes: dict[str, Any]
-    tie: bool
-
-
-def _outcome(item_id: str, panel: Panel, verdict: str, results: dict[str, dict[str, ItemResult]]) -> _Outcome:
-    found = {member.name: results[member.name].get(item_id) for member in panel.members}
-    votes: list[Vote] = []
-    usage, raw, attempts, latency = Usage(), [], 0, 0.0
-    errors = []
-    for member in panel.members:
-        result = found[member.name]
-        if result is None:
-            errors.append(f"{member.name}: not judged")
-            continue
-        usage = usage.add(result.usage)
-        raw += result.raw
-        attempts += result.attempts
-        latency = max(latency, result.latency_s)
-        value = (result.output or {}).get(verdict) if result.status == "ok" else None
-        if value is None:
-            errors.append(f"{member.name}: {result.error or 'no verdict'}")
-        else:
-            votes.append(Vote(member.name, value, member.weight))
-    by_member = {vote.member: vote.value for vote in votes}
-    cast = {member.name: by_member.get(member.name) for member in panel.members}
-    if not votes:
-        word = "juror" if panel.kind == "jury" else "repeat"
-        message = f"every {word} failed on this item ({'; '.join(errors)})"
-        return _Outcome(item_id, None, message, raw, usage, attempts, latency, cast, False)
-    decision = decide(votes, panel.aggregate)
-    source = found[decision.source]
-    assert source is not None and source.output is not None
-    output = dict(source.output)
-    output[verdict] = decision.verdict
-    output[panel.kind] = {
-        "aggregate": panel.aggregate,
-        "votes": cast,
-        "voters": len(votes),
-        "source": decision.source,
-        "tie": decision.tie,
-    }
-    return _Outcome(item_id, output, None, raw, usage, attempts, latency, cast, decision.tie)
-
-
-class _PanelJudge(RecordedJudge[_Outcome]):
+class _PanelJudge(RecordedJudge[PanelOutcome]):
     """The runner's judge of a panel's run: it answers each item from the members' recorded runs."""
 
     def __init__(
-        self, panel: Panel, fingerprint: str, outcomes: dict[str, _Outcome], stores: list[ResultStore]
+        self, panel: Panel, fingerprint: str, outcomes: dict[str, PanelOutcome], stores: list[ResultStore]
     ) -> None:
         super().__init__(panel.judge_name, fingerprint, outcomes)
         self.stores = stores
@@ -284,7 +238,7 @@ def _aggregate(
     dataset = task.read(path, options)
     ids = [item.id for item in task.items(dataset, options)]
     results = {name: {r.id: r for r in iter_run_results(run.run_dir)} for name, run in runs.items()}
-    outcomes = {item_id: _outcome(item_id, panel, verdict, results) for item_id in ids}
+    outcomes, ballots = _vote(task.panel_verdicts(options), dataset, ids, panel, verdict, results)
     manifests = {name: read_manifest(run.run_dir) for name, run in runs.items()}
     fingerprint = combined_fingerprint(
         [panel.fingerprint(), *(str(manifests[m.name].get("judge_fingerprint")) for m in panel.members)]
@@ -295,11 +249,34 @@ def _aggregate(
         judge = _PanelJudge(panel, fingerprint, outcomes, stores)
         config = panel.describe()
         scores = record_items(task, judge, out, path, dataset, ids, options, config, first.get("task_source"))
-        section = _section(task, options, panel, runs, outcomes, ids, scores)
-        _add_votes(scores, panel, outcomes)
+        section = _section(task, options, panel, runs, ballots, scores)
+        _add_votes(scores, panel, ballots)
         write_section(task, out, scores, panel.kind, section, section_markdown(section))
     write_run_views(PanelViews(task, section), out, scores, options)
     return JudgeRun(run_dir=out, scores=scores)
+
+
+def _vote(
+    rule: UnitVerdicts | None,
+    dataset: Any,
+    ids: list[str],
+    panel: Panel,
+    verdict: str,
+    results: dict[str, dict[str, Any]],
+) -> tuple[dict[str, PanelOutcome], list[Ballot]]:
+    """Every item's outcome, and the ballots: one per item, or (with ``rule``) one per unit."""
+    outcomes: dict[str, PanelOutcome] = {}
+    ballots: list[Ballot] = []
+    if rule is None:
+        for item_id in ids:
+            outcomes[item_id], ballot = item_outcome(item_id, panel, verdict, results)
+            ballots.append(ballot)
+        return outcomes, ballots
+    for unit_id, item_ids in rule.units(dataset).items():
+        found, ballot = unit_outcomes(unit_id, item_ids, panel, rule, results)
+        outcomes.update((outcome.id, outcome) for outcome in found)
+        ballots.append(ballot)
+    return {item_id: outcomes[item_id] for item_id in ids if item_id in outcomes}, ballots
 
 
 def _section(
@@ -307,12 +284,12 @@ def _section(
     options: BaseModel,
     panel: Panel,
     runs: dict[str, JudgeRun],
-    outcomes: dict[str, _Outcome],
-    ids: list[str],
+    ballots: Sequence[Ballot],
     scores: Scores,
 ) -> dict[str, Any]:
     """The panel's part of the summary: members, the panel's own figures, votes and agreement."""
     review = task.review(options)
+    rule = task.panel_verdicts(options)
     members = []
     for member in panel.members:
         run = runs[member.name]
@@ -323,23 +300,27 @@ def _section(
             "weight": member.weight if panel.weights is not None else None,
             "gold": gold_rate(run.items, review),
             "figures": headline(run.summary),
+            "usage": run.summary.get("usage"),  # tokens and cost per member (jurist.report.usage)
         }
         nested = run.summary.get("repeats") if isinstance(run.summary, dict) else None
         if isinstance(nested, dict):
             entry["self_consistency"] = nested.get("self_consistency")
         members.append(entry)
     names = [member.name for member in panel.members]
-    matrix = [[outcomes[item_id].votes.get(name) for name in names] for item_id in ids]
+    matrix = [[ballot.votes.get(name) for name in names] for ballot in ballots]
     voters = [sum(vote is not None for vote in row) for row in matrix]
     distinct = [len({(type(v).__name__, v) for v in row if v is not None}) for row in matrix]
-    votes = {
-        "items": len(ids),
+    tied = sum(ballot.tie for ballot in ballots)
+    votes: dict[str, Any] = {
+        "items": len(ballots),
         "unanimous": sum(n == len(names) and d == 1 for n, d in zip(voters, distinct, strict=True)),
         "split": sum(d > 1 for d in distinct),
-        "decided_by_order": sum(outcomes[item_id].tie for item_id in ids),
+        "decided_by_order": tied if rule is None else 0,
         "partial": sum(0 < n < len(names) for n in voters),
         "no_votes": sum(n == 0 for n in voters),
     }
+    if rule is not None:  # votes per unit; one without a winner gives the task's no-decision verdict
+        votes.update(unit=rule.unit_name, no_decision=tied, no_decision_verdict=rule.no_decision)
     agreement = "agreement" if panel.kind == "jury" else "self_consistency"
     return {
         "kind": panel.kind,
@@ -355,12 +336,14 @@ def _section(
     }
 
 
-def _add_votes(scores: Scores, panel: Panel, outcomes: dict[str, _Outcome]) -> None:
-    """Add the votes to the per-item table: ``KIND_votes`` (JSON), ``KIND_voters`` and ``KIND_tie``."""
+def _add_votes(scores: Scores, panel: Panel, ballots: Sequence[Ballot]) -> None:
+    """Add the votes to the per-item table (whose rows are the ballots' items or units):
+    ``KIND_votes`` (JSON), ``KIND_voters`` and ``KIND_tie``."""
     items = scores.items
     if items.empty or "id" not in items:
         return
-    found = [outcomes.get(str(item_id)) for item_id in items["id"]]
+    by_id = {ballot.id: ballot for ballot in ballots}
+    found = [by_id.get(str(item_id)) for item_id in items["id"]]
     items[f"{panel.kind}_votes"] = pd.Series(
         [json.dumps(o.votes, ensure_ascii=False) if o else None for o in found],
         index=items.index,

@@ -13,12 +13,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["as_array", "confusion_counts", "joint_codes", "label_codes", "scalar", "values_equal"]
+__all__ = [
+    "DRAWS_PER_CHUNK",
+    "as_array",
+    "confusion_counts",
+    "joint_codes",
+    "label_codes",
+    "scalar",
+    "values_equal",
+]
 
 _NUMERIC = "biuf"
 _SMALL_INTEGERS = "biu"
 #: Largest span of integer labels coded by a lookup table instead of a search.
 _MAX_SPAN = 1 << 16
+DRAWS_PER_CHUNK = 1 << 20
+"""Random draws a bootstrap holds at once (8 MiB of weights or indices): with ``n`` items it
+draws ``DRAWS_PER_CHUNK // n`` resamples at a time, the same draws as all at once, so its
+memory does not grow with ``n × n_resamples``."""
 
 
 def as_array(values: Sequence[Any] | np.ndarray) -> np.ndarray:

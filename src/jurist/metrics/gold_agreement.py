@@ -14,12 +14,21 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from jurist.metrics._arrays import as_array, confusion_counts, joint_codes, label_codes, scalar, values_equal
+from jurist.metrics._arrays import (
+    DRAWS_PER_CHUNK,
+    as_array,
+    confusion_counts,
+    joint_codes,
+    label_codes,
+    scalar,
+    values_equal,
+)
 
 __all__ = [
     "accuracy",
     "agreement_by_label",
     "bootstrap_ci",
+    "bootstrap_cis",
     "cohens_kappa",
     "confusion_matrix",
     "kappa_from_confusion",
@@ -120,7 +129,7 @@ def bootstrap_ci(
     ``counts`` has one row per cluster (e.g. one pairwise comparison, both orders) and one
     column per count the statistic needs. Each resample draws ``n`` clusters with
     replacement, sums their rows and applies ``statistic`` (vectorized: it receives a
-    ``(n_resamples, k)`` array and returns ``n_resamples`` values). The interval is the
+    ``(resamples, k)`` array and returns one value per resample). The interval is the
     ``(1 − confidence)/2`` and ``(1 + confidence)/2`` percentiles of the resampled values,
     ignoring resamples where the statistic is undefined (NaN).
 
@@ -128,21 +137,49 @@ def bootstrap_ci(
         ``(low, high)``; ``(nan, nan)`` when there are no clusters, ``n_resamples`` is 0,
         or every resample is undefined.
     """
+    return bootstrap_cis(counts, [statistic], n_resamples=n_resamples, confidence=confidence, seed=seed)[0]
+
+
+def bootstrap_cis(
+    counts: np.ndarray,
+    statistics: Sequence[Callable[[np.ndarray], np.ndarray]],
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> list[tuple[float, float]]:
+    """:func:`bootstrap_ci` of several statistics of the same counts, from one set of resamples.
+
+    Each interval equals :func:`bootstrap_ci` of its statistic with the same ``seed``: the
+    resamples are the same draws (a resample's cluster weights are ``Multinomial(n, 1/n)``),
+    drawn a chunk at a time so that at most about a million weights are held at once.
+    """
     data = np.asarray(counts, dtype=np.float64)
     if data.ndim != 2:
         raise ValueError("counts must be a 2-D array: one row per cluster")
     n = data.shape[0]
+    nan = (float("nan"), float("nan"))
     if n == 0 or n_resamples <= 0:
-        return float("nan"), float("nan")
+        return [nan for _ in statistics]
     rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
-    values = np.asarray(statistic(weights @ data), dtype=np.float64)
-    values = values[~np.isnan(values)]
-    if values.size == 0:
-        return float("nan"), float("nan")
+    uniform = np.full(n, 1.0 / n)
+    chunk = max(1, DRAWS_PER_CHUNK // n)
+    values = np.empty((len(statistics), n_resamples), dtype=np.float64)
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        sums = rng.multinomial(n, uniform, size=size) @ data
+        for row, statistic in enumerate(statistics):
+            values[row, start : start + size] = np.asarray(statistic(sums), dtype=np.float64).reshape(size)
     tail = (1.0 - confidence) / 2.0 * 100.0
-    low, high = np.percentile(values, [tail, 100.0 - tail])
-    return float(low), float(high)
+    intervals = []
+    for resampled in values:
+        defined = resampled[~np.isnan(resampled)]
+        if defined.size == 0:
+            intervals.append(nan)
+            continue
+        low, high = np.percentile(defined, [tail, 100.0 - tail])
+        intervals.append((float(low), float(high)))
+    return intervals
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:

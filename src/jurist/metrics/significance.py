@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from jurist.metrics._arrays import DRAWS_PER_CHUNK
+
 __all__ = ["bootstrap_ci", "mcnemar_exact", "paired_t_test", "significance_test", "wilcoxon_signed_rank"]
 
 TestType = Literal["paired_t", "wilcoxon", "bootstrap"]
@@ -232,13 +234,18 @@ def bootstrap_ci(
     """Percentile bootstrap interval of the mean paired difference.
 
     Resample the differences ``d_i = a_i - b_i`` with replacement ``n_resamples`` times
-    (seeded: the same inputs give the same interval), take each resample's mean, and
+    (seeded: the same inputs give the same interval; drawn a chunk of resamples at a time,
+    so at most about a million indices are held at once), take each resample's mean, and
     report the ``(1-confidence)/2`` and ``(1+confidence)/2`` percentiles. ``significant``
     iff the interval excludes 0.
     """
     d = np.asarray(_differences(scores_a, scores_b))
     rng = np.random.default_rng(seed)
-    means = d[rng.integers(0, len(d), size=(n_resamples, len(d)))].mean(axis=1)
+    means = np.empty(n_resamples)
+    chunk = max(1, DRAWS_PER_CHUNK // max(1, len(d)))
+    for start in range(0, n_resamples, chunk):  # the same draws as one call, a chunk at a time
+        size = min(chunk, n_resamples - start)
+        means[start : start + size] = d[rng.integers(0, len(d), size=(size, len(d)))].mean(axis=1)
     alpha = 1.0 - confidence
     lower, upper = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return {

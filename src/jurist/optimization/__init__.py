@@ -9,21 +9,28 @@
   for GEPA a score with textual feedback).
 """
 
-from jurist.optimization._adapter import MetricResult, TaskAdapter, content_key
-from jurist.optimization._artifact import (
-    FORMAT,
-    FORMAT_VERSION,
-    Artifact,
-    DataSplit,
-    SplitScore,
-    load_judge_program,
-    load_program,
-    read_artifact,
-    write_artifact,
-)
-from jurist.optimization._metric import GuardedProgram, JudgeMetric, Tally
-from jurist.optimization._optimizers import OPTIMIZERS, OptimizerSettings, split_train
-from jurist.optimization._run import Evaluation, OptimizeResult, evaluate_program, optimize
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jurist._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from jurist.optimization._adapter import MetricResult, TaskAdapter, content_key
+    from jurist.optimization._artifact import (
+        FORMAT,
+        FORMAT_VERSION,
+        Artifact,
+        DataSplit,
+        SplitScore,
+        load_judge_program,
+        load_program,
+        read_artifact,
+        write_artifact,
+    )
+    from jurist.optimization._metric import GuardedProgram, JudgeMetric, Tally
+    from jurist.optimization._optimizers import OPTIMIZERS, OptimizerSettings, split_train
+    from jurist.optimization._run import Evaluation, OptimizeResult, evaluate_program, optimize
 
 __all__ = [
     "FORMAT",
@@ -49,3 +56,7 @@ __all__ = [
     "split_train",
     "write_artifact",
 ]
+
+# Imported on first use (:mod:`jurist._lazy`): most of this package loads DSPy, and
+# ``jurist optimize --help`` needs only the optimizers' names and settings.
+__getattr__, __dir__ = lazy_exports(__name__)

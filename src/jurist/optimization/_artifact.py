@@ -281,7 +281,9 @@ def load_judge_program(
     compiled = artifact.config()
     if config.is_baseline:
         # Fields set away from their defaults (e.g. --concurrency) still apply.
-        runtime = compiled.model_copy(update=config.model_dump(exclude_defaults=True))
+        runtime = compiled.model_copy(
+            update={**config.model_dump(exclude_defaults=True), **config.undumped()}
+        )
     else:
         runtime = config
         if compiled.model != config.model:

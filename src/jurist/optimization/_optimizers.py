@@ -19,13 +19,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
-
-import dspy
+from typing import TYPE_CHECKING, Any, Literal
 
 from jurist.errors import ConfigError
-from jurist.optimization._adapter import TaskAdapter
-from jurist.optimization._metric import JudgeMetric, Tally
+
+if TYPE_CHECKING:  # DSPy loads when a program is compiled, not with the optimizers' names
+    import dspy
+
+    from jurist.optimization._adapter import TaskAdapter
+    from jurist.optimization._metric import Tally
 
 OptimizerName = Literal["bootstrap", "mipro", "gepa"]
 OPTIMIZERS: tuple[str, ...] = ("bootstrap", "mipro", "gepa")
@@ -113,6 +115,10 @@ def compile_program(
     Raises:
         ConfigError: An unknown optimizer name, or MIPRO without optuna installed.
     """
+    import dspy
+
+    from jurist.optimization._metric import JudgeMetric
+
     examples = list(train)
     failures = len(examples) * max(8, settings.num_candidates + settings.num_trials) + 10
     if name == "bootstrap":

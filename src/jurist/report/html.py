@@ -35,17 +35,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
 from jurist.atomic import atomic_write_text
 from jurist.redaction import redact, redact_value
 from jurist.report.figures import Figure, figures_from_json, figures_to_json
 from jurist.report.jsonout import dumps
 from jurist.report.review import Review
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas and numpy are imported where used: the CLI reads MAX_ITEMS without them
     import jinja2
+    import pandas as pd
     from markupsafe import Markup
     from pydantic import BaseModel
 
@@ -131,6 +129,8 @@ def script_json(value: Any) -> Markup:
 
 
 def _missing(value: Any) -> bool:
+    import pandas as pd
+
     if value is None:
         return True
     try:
@@ -223,6 +223,8 @@ def _read_json(path: Path) -> Any:
 
 
 def _read_items(run_dir: Path) -> pd.DataFrame | None:
+    import pandas as pd
+
     parquet, csv = run_dir / "items.parquet", run_dir / "items.csv"
     try:
         if parquet.is_file():
@@ -243,6 +245,8 @@ class _Column:
 
 def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
     """The table's columns: id, status, the review's columns, error (all columns without a review)."""
+    import pandas as pd
+
     chosen: list[tuple[str, str]] = []
     named = [
         (review.verdict, "verdict"),
@@ -271,6 +275,8 @@ def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
 def _cell(value: Any, numeric: bool) -> dict[str, str]:
     """One table cell: the text shown (cut to a length), the full text when cut, and for a
     number its sort key."""
+    import numpy as np
+
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if isinstance(value, np.generic):
@@ -438,6 +444,8 @@ def render_run_html(
     Raises:
         RunDirectoryError: ``run_dir`` is not a directory.
     """
+    import pandas as pd
+
     from jurist.errors import RunDirectoryError
 
     run_dir = Path(run_dir)

@@ -25,6 +25,10 @@ What the engine guarantees:
   :class:`~jurist.errors.FatalProviderError` (wrong key, unknown model, unreachable server)
   stops the whole run at once: items in flight are cancelled, finished items are kept, the
   manifest's status says ``"stopped"``, and the error is raised (exit 5).
+- **A cost limit stops the run cleanly.** Under :func:`~jurist.runner.budget.spending_limit`
+  no item is started once the spend reached the limit; items in flight finish and are
+  recorded, the manifest's status says ``"stopped"``, and
+  :class:`~jurist.errors.CostLimitReached` is raised (exit 7); a higher limit resumes.
 - **A damaged** ``results.sqlite`` is reported with the way to recover
   (:class:`~jurist.errors.RunDirectoryError`), never as a traceback.
 """
@@ -39,7 +43,6 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -47,45 +50,19 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from jurist.errors import RunDirectoryError
-from jurist.judges.judge import Judge, JudgeFailure, program_identity
+from jurist.errors import ConfigError, RunDirectoryError
+from jurist.judges.judge import Judge, program_identity
 from jurist.judges.lm import deferring_cache_writes, writing_cache_together
 from jurist.redaction import redact
 from jurist.runner.blocking import call_blocking
+from jurist.runner.budget import Budget, active_limit, check_priced
 from jurist.runner.lock import run_lock
+from jurist.runner.scale import JudgeRecipe, Scale, current_scale, worker_count
 from jurist.runner.store import RESULTS_DB, ResultStore, ResultWriter
-from jurist.schemas import ItemResult, Usage
+from jurist.runner.tally import Item, RunSummary, Tally, judge_one, pending, to_judge
+from jurist.schemas import ItemResult
 
 MANIFEST = "manifest.json"
-
-
-@dataclass(frozen=True)
-class Item:
-    """One unit of work: an id unique in its dataset and the judge's keyword inputs."""
-
-    id: str
-    inputs: dict[str, Any]
-
-
-@dataclass
-class RunSummary:
-    """What a call of :func:`run_items` did, and the state of the whole run after it."""
-
-    run_dir: Path
-    judged: int = 0
-    skipped: int = 0
-    ok: int = 0
-    failed: int = 0
-    elapsed_s: float = 0.0
-    usage: Usage = field(default_factory=Usage)
-    interrupted: bool = False
-    stopped: str | None = None
-    """Why the run stopped early (a fatal provider error), or ``None``."""
-
-    @property
-    def rate(self) -> float:
-        """Items judged per second in this call."""
-        return self.judged / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
 def versions() -> dict[str, str]:
@@ -166,54 +143,19 @@ def _write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     tmp.replace(run_dir / MANIFEST)
 
 
-async def _judge_one(judge: Judge, item: Item) -> ItemResult:
-    start = time.perf_counter()
-    try:
-        judgment = await judge.judge(item.inputs)
-    except JudgeFailure as failure:
-        return ItemResult(
-            id=item.id,
-            status="failed",
-            error=str(failure),
-            error_type=failure.error_type,
-            raw=failure.raw,
-            attempts=failure.attempts,
-            latency_s=time.perf_counter() - start,
-            usage=failure.usage,
-            calls=failure.calls,
-        )
-    return ItemResult(
-        id=item.id,
-        status="ok",
-        output=judgment.output,
-        raw=judgment.raw,
-        attempts=judgment.attempts,
-        latency_s=time.perf_counter() - start,
-        usage=judgment.usage,
-        calls=judgment.calls,
-    )
-
-
 async def _run(
-    items: Iterable[Item],
-    judge: Judge,
-    store: ResultStore,
-    summary: RunSummary,
-    *,
-    concurrency: int,
-    retry_failed: bool,
-    bar: tqdm,
+    work: Iterator[tuple[int, Item]], judge: Judge, writer: ResultWriter, tally: Tally, *, concurrency: int
 ) -> None:
-    # One writer thread: the event loop hands it each finished item (and the answers that
-    # item put in the response cache) and never waits for the disk; it commits in batches.
-    writer = ResultWriter(store, writing_together=writing_cache_together)
+    """Judge ``work`` on this process's event loop, ``concurrency`` items at a time."""
+    # The event loop hands each finished item (and the answers that item put in the response
+    # cache) to the writer thread and never waits for the disk; it commits in batches.
     finished: asyncio.Queue[asyncio.Task[ItemResult]] = asyncio.Queue()
     running: set[asyncio.Task[ItemResult]] = set()
 
-    async def judge_and_store(item: Item) -> ItemResult:
+    async def judge_and_store(position: int, item: Item) -> ItemResult:
         with deferring_cache_writes() as cache_writes:
-            result = await _judge_one(judge, item)
-        writer.submit(result, cache_writes)
+            result = await judge_one(judge, item)
+        writer.submit(result, cache_writes, position)
         return result
 
     def done(task: asyncio.Task[ItemResult]) -> None:
@@ -229,30 +171,17 @@ async def _run(
             raise exc
         if writer.error is not None:
             raise writer.error
-        result = task.result()
-        summary.judged += 1
-        summary.usage = summary.usage.add(result.usage)
-        if result.status == "ok":
-            summary.ok += 1
-        else:
-            summary.failed += 1
-            bar.set_postfix(failed=summary.failed, refresh=False)
-        bar.update(1)
+        tally.record(task.result())
 
-    # A fresh run has nothing to skip; a resumed one reads every recorded status at once.
-    recorded = store.statuses() if store.counts() else {}
     in_flight = 0
     try:
-        for item in items:
-            status = recorded.get(item.id)
-            if status == "ok" or (status == "failed" and not retry_failed):
-                summary.skipped += 1
-                bar.update(1)
-                continue
-            while in_flight >= concurrency:
+        for position, item in work:
+            while in_flight >= concurrency or (in_flight and not tally.may_launch()):
                 record(await finished.get())
                 in_flight -= 1
-            task = asyncio.create_task(judge_and_store(item))
+            if not tally.may_launch():
+                break
+            task = asyncio.create_task(judge_and_store(position, item))
             running.add(task)
             task.add_done_callback(done)
             in_flight += 1
@@ -268,9 +197,72 @@ async def _run(
             task = finished.get_nowait()
             if not task.cancelled():
                 task.exception()  # read: the run already stops for the first error
+
+
+def _judge_all(
+    items: Iterable[Item],
+    judge: Judge,
+    recipe: JudgeRecipe | None,
+    store: ResultStore,
+    tally: Tally,
+    *,
+    scale: Scale,
+    total: int | None,
+    concurrency: int,
+    retry_failed: bool,
+) -> None:
+    """Judge the items not recorded yet with the backend ``scale`` names; one writer thread
+    records every finished item in ``store``."""
+    # A fresh run has nothing to skip; a resumed one reads every recorded status at once.
+    recorded = store.statuses() if store.counts() else {}
+    work = pending(items, recorded, retry_failed=retry_failed, tally=tally)
+    writer = ResultWriter(store, writing_together=writing_cache_together)
+    try:
+        if recipe is not None and scale.backend == "ray":
+            from jurist.runner.ray_backend import judge_on_ray
+
+            judge_on_ray(
+                work,
+                recipe,
+                judge.fingerprint(),
+                writer,
+                tally,
+                address=scale.address,
+                concurrency=concurrency,
+            )
+            return
+        count = to_judge(total, recorded, retry_failed=retry_failed)
+        processes = worker_count(scale.workers, count, concurrency)
+        if recipe is not None and processes > 1:
+            from jurist.runner.workers import judge_in_workers
+
+            judge_in_workers(
+                work, recipe, judge.fingerprint(), writer, tally, processes=processes, concurrency=concurrency
+            )
+            return
+        call_blocking(lambda: asyncio.run(_run(work, judge, writer, tally, concurrency=concurrency)))
+    finally:
         writer.close()
-    if writer.error is not None:
-        raise writer.error
+        if writer.error is not None:
+            raise writer.error
+
+
+def _scale_for(scale: Scale | None, recipe: JudgeRecipe | None, task: str) -> Scale:
+    """The scale a run is judged at: the one given, or else the one of :func:`scaling`.
+
+    A run whose judge comes without a recipe is judged in this process: asked explicitly
+    to leave it, it is refused; asked by the surrounding :func:`scaling`, it says so on stderr.
+    """
+    chosen = scale if scale is not None else current_scale()
+    if recipe is not None or chosen.in_process or chosen.workers == "auto" and chosen.backend == "local":
+        return chosen
+    message = (
+        f"{task}: this run's judge cannot be rebuilt in another process (no recipe); it is judged in this one"
+    )
+    if scale is not None:
+        raise ConfigError(message + "; judge with --workers 1 and --backend local", field="workers")
+    print(message, file=sys.stderr)
+    return Scale()
 
 
 def run_items(
@@ -287,6 +279,8 @@ def run_items(
     concurrency: int = 8,
     retry_failed: bool = False,
     progress: bool = True,
+    recipe: JudgeRecipe | None = None,
+    scale: Scale | None = None,
 ) -> RunSummary:
     """Judge ``items`` into ``run_dir``, skipping items already recorded there.
 
@@ -304,21 +298,33 @@ def run_items(
         dataset: ``{"path": ..., "sha256": ..., "items": ...}`` of the input data.
         config: The judge config as JSON-ready data (it never holds secrets).
         total: Number of items, for the progress bar's ETA.
-        concurrency: How many items are judged at once.
+        concurrency: How many items are judged at once (in all processes together).
         retry_failed: Judge items recorded as failed again (by default they are kept).
         progress: Show a progress bar (rate, ETA, failures) on stderr.
+        recipe: How to build ``judge`` again in another process; without one, the run is
+            judged in this process.
+        scale: Where to judge (:class:`~jurist.runner.scale.Scale`); default: the scale set
+            by :func:`~jurist.runner.scale.scaling`, or this process alone.
 
     Raises:
         RunLockedError: Another process is judging or exporting into ``run_dir``; nothing
             was read or written.
         RunDirectoryError: ``run_dir`` holds a run of another task, judge or dataset, holds
             results without their manifest, or its ``results.sqlite`` is damaged.
+        ConfigError: ``scale`` asks for other processes but no ``recipe`` is given, or the
+            judge rebuilt from it has another fingerprint.
+        WorkerLostError: Worker processes died again and again while judging the same item.
         FatalProviderError: The provider refused in a way no retry can fix; the run stopped,
             items finished before are kept and the manifest's status is ``"stopped"``.
+        CostLimitReached: The spend reached the cost limit set by
+            :func:`~jurist.runner.budget.spending_limit`: no item was started after it, the
+            items in flight were recorded, the manifest's status is ``"stopped"`` (its
+            ``stopped_by`` says so), and the same call with a higher limit resumes.
         KeyboardInterrupt: Interrupted; finished items are kept, the manifest's status is
             ``"interrupted"``, and the same call resumes.
     """
     run_path = Path(run_dir)
+    chosen = _scale_for(scale, recipe, task)
     with run_lock(run_path):
         return _run_locked(
             items,
@@ -333,6 +339,8 @@ def run_items(
             concurrency=concurrency,
             retry_failed=retry_failed,
             progress=progress,
+            recipe=recipe,
+            scale=chosen,
         )
 
 
@@ -350,6 +358,8 @@ def _run_locked(
     concurrency: int,
     retry_failed: bool,
     progress: bool,
+    recipe: JudgeRecipe | None,
+    scale: Scale,
 ) -> RunSummary:
     fingerprint = judge.fingerprint()
     identity = {
@@ -360,6 +370,9 @@ def _run_locked(
     }
     existing = _check_manifest(run_path, identity)
     _check_rows(run_path, fingerprint, has_manifest=existing is not None)
+    limit = active_limit()
+    if limit is not None:
+        check_priced(judge)  # before anything is written: a limit needs the model's price
     program = program_identity(judge)
     manifest: dict[str, Any] = {
         **identity,
@@ -381,20 +394,23 @@ def _run_locked(
             total=total, desc=f"{task} · {judge.name}", unit="item", disable=not progress, dynamic_ncols=True
         ) as bar:
             try:
+                tally = Tally(summary, bar, Budget(limit))
+                if limit is not None:
+                    tally.budget.start(store.total_usage().cost)
                 with _long_lived_objects_frozen():
-                    call_blocking(
-                        lambda: asyncio.run(
-                            _run(
-                                items,
-                                judge,
-                                store,
-                                summary,
-                                concurrency=concurrency,
-                                retry_failed=retry_failed,
-                                bar=bar,
-                            )
-                        )
+                    _judge_all(
+                        items,
+                        judge,
+                        recipe,
+                        store,
+                        tally,
+                        scale=scale,
+                        total=total,
+                        concurrency=concurrency,
+                        retry_failed=retry_failed,
                     )
+                if tally.held_back and not tally.work_done:  # the cost limit left items unstarted
+                    raise tally.budget.reached(run_path, summary.judged)
             except KeyboardInterrupt:
                 summary.interrupted = True
             except Exception as exc:  # a fatal provider error, a damaged store: stop, keep what is done

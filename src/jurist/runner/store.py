@@ -10,6 +10,11 @@ Every row carries the fingerprint of the judge that produced it (column
 ``judge_fingerprint``; files written before the column existed get it added, with ``NULL``
 for their old rows), so the runner can refuse to mix two judges' results in one directory.
 
+Every row records the item's position in its dataset (column ``pos``), and reads return rows
+in dataset order (rows without a position, written by an older jurist, after them, in the order
+they finished). So a run's exports are in the same order however its items were judged (one
+process, several, or Ray) and whatever order they finished in.
+
 Every row also keeps the item's LM calls (column ``calls``: per call its parse attempt, the
 messages sent, its replies, cache hit or not, tokens, cost, latency, error) and the
 compiled program that judged it (column ``program``). The message texts are kept once
@@ -77,9 +82,14 @@ CREATE TABLE IF NOT EXISTS results (
     usage TEXT NOT NULL,
     judge_fingerprint TEXT,
     calls TEXT,
-    program TEXT
+    program TEXT,
+    pos INTEGER
 )
 """
+
+_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS results_order ON results (pos IS NULL, pos, seq)"
+_ORDER = "ORDER BY pos IS NULL, pos, seq"
+"""Dataset order; rows without a position (older files) last, in the order they finished."""
 
 _MESSAGES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -176,6 +186,7 @@ class ResultStore:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
         self._has_fingerprint = "judge_fingerprint" in columns
         self._has_calls = "calls" in columns and "program" in columns
+        self._has_pos = "pos" in columns
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         self._has_messages = "messages" in tables
         if self.judge_fingerprint is not None:
@@ -187,14 +198,21 @@ class ResultStore:
 
     def _migrate(self) -> None:
         """Add what a writer needs to a file written by an older jurist: the columns
-        ``judge_fingerprint``, ``calls`` and ``program`` (``NULL`` for old rows) and the table
-        ``messages``. Readers never call this: they leave the file as it is."""
+        ``judge_fingerprint``, ``calls``, ``program`` and ``pos`` (``NULL`` for old rows), the
+        table ``messages`` and the index of the reading order. Readers never call this: they
+        leave the file as it is."""
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
-        for column in ("judge_fingerprint", "calls", "program"):
+        for column, kind in (
+            ("judge_fingerprint", "TEXT"),
+            ("calls", "TEXT"),
+            ("program", "TEXT"),
+            ("pos", "INTEGER"),
+        ):
             if column not in columns:
-                self._db.execute(f"ALTER TABLE results ADD COLUMN {column} TEXT")
+                self._db.execute(f"ALTER TABLE results ADD COLUMN {column} {kind}")
         self._db.execute(_MESSAGES_SCHEMA)
-        self._has_fingerprint = self._has_calls = self._has_messages = True
+        self._db.execute(_ORDER_INDEX)
+        self._has_fingerprint = self._has_calls = self._has_messages = self._has_pos = True
 
     def _guard(self, action: Callable[[], T]) -> T:
         try:
@@ -227,24 +245,34 @@ class ResultStore:
         rows = self._guard(lambda: self._db.execute("SELECT id, status FROM results").fetchall())
         return {item_id: status for item_id, status in rows}
 
-    def put(self, result: ItemResult) -> None:
+    def put(self, result: ItemResult, position: int | None = None) -> None:
         """Record a finished item (see :meth:`put_many`)."""
-        self.put_many([result])
+        self.put_many([result], [position])
 
-    def put_many(self, results: Iterable[ItemResult]) -> None:
+    def put_many(self, results: Iterable[ItemResult], positions: Iterable[int | None] | None = None) -> None:
         """Record finished items in one transaction (with this store's judge fingerprint and
         program), each replacing an earlier failed attempt of the same item. Their errors, raw
         answers, outputs and messages are redacted first; each distinct message text is stored
-        once."""
+        once.
+
+        Args:
+            results: The finished items.
+            positions: Each item's position in its dataset (``None``: unknown; such rows are
+                read after the others). Default: all unknown.
+        """
         batch = _Batch()
-        self._write_rows([self._row(result, batch) for result in results], batch)
+        listed = list(results)
+        places = list(positions) if positions is not None else [None] * len(listed)
+        self._write_rows(
+            [self._row(result, batch, place) for result, place in zip(listed, places, strict=True)], batch
+        )
 
     def _write_rows(self, rows: list[tuple[Any, ...]], batch: _Batch) -> None:
         """Write rows made by :meth:`_row` (their texts in ``batch``) in one transaction."""
         if not rows:
             return
         new = [(digest, text) for digest, text in batch.messages.items() if digest not in self._known]
-        if not (self._has_fingerprint and self._has_calls and self._has_messages):
+        if not (self._has_fingerprint and self._has_calls and self._has_messages and self._has_pos):
             self._guard(self._migrate)
 
         def write() -> None:
@@ -256,13 +284,13 @@ class ResultStore:
                     )
                 self._db.executemany(
                     "INSERT INTO results (id, status, output, error, error_type, raw, attempts, "
-                    "latency_s, usage, judge_fingerprint, calls, program) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "latency_s, usage, judge_fingerprint, calls, program, pos) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(id) DO UPDATE SET status=excluded.status, output=excluded.output, "
                     "error=excluded.error, error_type=excluded.error_type, raw=excluded.raw, "
                     "attempts=excluded.attempts, latency_s=excluded.latency_s, usage=excluded.usage, "
                     "judge_fingerprint=excluded.judge_fingerprint, calls=excluded.calls, "
-                    "program=excluded.program",
+                    "program=excluded.program, pos=excluded.pos",
                     rows,
                 )
                 self._db.execute("COMMIT")
@@ -276,7 +304,7 @@ class ResultStore:
             self._known.clear()
         self._known.update(digest for digest, _ in new)
 
-    def _row(self, result: ItemResult, batch: _Batch) -> tuple[Any, ...]:
+    def _row(self, result: ItemResult, batch: _Batch, position: int | None = None) -> tuple[Any, ...]:
         """One item's row as stored (redacted), its message texts collected in ``batch``."""
         output = redact_value(result.output)
         raw = [batch.clean(text) for text in result.raw]
@@ -298,6 +326,7 @@ class ResultStore:
             self.judge_fingerprint,
             calls,
             self.program,
+            position,
         )
 
     @staticmethod
@@ -353,12 +382,16 @@ class ResultStore:
 
         return self._guard(read)
 
+    @property
+    def _order(self) -> str:
+        return _ORDER if self._has_pos else "ORDER BY seq"
+
     def iter_results(self, batch_size: int = 1000) -> Iterator[ItemResult]:
-        """Every recorded item in the order they finished, read in batches (bounded memory)."""
+        """Every recorded item in dataset order, read in batches (bounded memory)."""
         cursor = self._guard(
             lambda: self._db.execute(
                 "SELECT id, status, output, error, error_type, raw, attempts, latency_s, usage "
-                "FROM results ORDER BY seq"
+                f"FROM results {self._order}"
             )
         )
         while rows := self._guard(lambda: cursor.fetchmany(batch_size)):
@@ -376,8 +409,8 @@ class ResultStore:
                 )
 
     def item_ids(self, limit: int | None = None) -> list[str]:
-        """Recorded item ids in the order they finished (the first ``limit`` of them)."""
-        query = "SELECT id FROM results ORDER BY seq" + (" LIMIT ?" if limit is not None else "")
+        """Recorded item ids in dataset order (the first ``limit`` of them)."""
+        query = f"SELECT id FROM results {self._order}" + (" LIMIT ?" if limit is not None else "")
         parameters: tuple[Any, ...] = (limit,) if limit is not None else ()
         rows = self._guard(lambda: self._db.execute(query, parameters).fetchall())
         return [row[0] for row in rows]
@@ -512,15 +545,20 @@ class ResultWriter:
         self.batch_seconds = batch_seconds
         self.error: BaseException | None = None
         """The first failed write, or ``None``."""
-        self._waiting: collections.deque[tuple[ItemResult, list[Callable[[], None]]]] = collections.deque()
+        self._waiting: collections.deque[tuple[ItemResult, list[Callable[[], None]], int | None]] = (
+            collections.deque()
+        )
         self._wake = threading.Event()
         self._closing = False
         self._thread = threading.Thread(target=self._loop, name="jurist-store", daemon=True)
         self._thread.start()
 
-    def submit(self, result: ItemResult, before: Iterable[Callable[[], None]] = ()) -> None:
-        """Record ``result`` soon; call each of ``before`` (in the writer thread) first."""
-        self._waiting.append((result, list(before)))
+    def submit(
+        self, result: ItemResult, before: Iterable[Callable[[], None]] = (), position: int | None = None
+    ) -> None:
+        """Record ``result`` (the item at ``position`` in its dataset) soon; call each of
+        ``before`` (in the writer thread) first."""
+        self._waiting.append((result, list(before), position))
         if len(self._waiting) >= self.batch_items:
             self._wake.set()
 
@@ -549,10 +587,10 @@ class ResultWriter:
             if closing:
                 return
 
-    def _write(self, taken: list[tuple[ItemResult, list[Callable[[], None]]]]) -> None:
+    def _write(self, taken: list[tuple[ItemResult, list[Callable[[], None]], int | None]]) -> None:
         if self.error is not None:
             return
-        writes = [write for _, before in taken for write in before]
+        writes = [write for _, before, _ in taken for write in before]
         if writes:
             with self.writing_together():
                 for write in writes:
@@ -563,8 +601,8 @@ class ResultWriter:
         batch = _Batch()
         rows = []
         try:
-            for result, _ in taken:
-                rows.append(self.store._row(result, batch))
+            for result, _, position in taken:
+                rows.append(self.store._row(result, batch, position))
                 time.sleep(0)  # let the event loop take the interpreter lock if it waits for it
             self.store._write_rows(rows, batch)
         except BaseException as exc:

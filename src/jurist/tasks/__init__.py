@@ -11,25 +11,22 @@ under the entry-point group ``jurist.tasks``, or written as a YAML file (:meth:`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
-from jurist.tasks._registry import (
-    ENTRY_POINT_GROUP,
-    get_task,
-    register_task,
-    run_task,
-    task_names,
-    task_of_run,
-)
-from jurist.tasks._verbs import calibrate, judge, judge_specs, optimize, prompt, score
+from jurist._lazy import lazy_exports
 
-
-def get_adapter(task: str | Task, **options: Any) -> Any:
-    """The optimization target (:class:`~jurist.optimization.TaskAdapter`) of a task, with options."""
-    found = get_task(task)
-    return found.optimization(found.options(options))
-
+if TYPE_CHECKING:
+    from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
+    from jurist.tasks._estimate import Estimate
+    from jurist.tasks._registry import (
+        ENTRY_POINT_GROUP,
+        get_task,
+        register_task,
+        run_task,
+        task_names,
+        task_of_run,
+    )
+    from jurist.tasks._verbs import calibrate, estimate, judge, judge_specs, optimize, prompt, score
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -38,7 +35,9 @@ __all__ = [
     "NoOptions",
     "Scores",
     "Task",
+    "Estimate",
     "calibrate",
+    "estimate",
     "get_adapter",
     "get_task",
     "judge",
@@ -51,3 +50,15 @@ __all__ = [
     "task_names",
     "task_of_run",
 ]
+
+# Imported on first use (:mod:`jurist._lazy`): the contract and the verbs load pandas and DSPy,
+# and a task package (``jurist.tasks.gates``) or the command line may need neither.
+__getattr__, __dir__ = lazy_exports(__name__)
+
+
+def get_adapter(task: str | Task, **options: Any) -> Any:
+    """The optimization target (:class:`~jurist.optimization.TaskAdapter`) of a task, with options."""
+    from jurist.tasks._registry import get_task
+
+    found = get_task(task)
+    return found.optimization(found.options(options))

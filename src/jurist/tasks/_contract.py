@@ -22,6 +22,7 @@ A task says, for one kind of judgment:
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
   in ``jurist view`` become (:meth:`Task.gold_rows`);
 - the rows calibration compares against gold (:meth:`Task.calibration_row`);
+- what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`);
 - the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
   whose metric has textual feedback for GEPA).
 
@@ -38,6 +39,7 @@ under the entry-point group ``jurist.tasks``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -54,6 +56,7 @@ from jurist.tasks._results import (
     JudgeRun,
     Scores,
     atomic_write_text,
+    items_table,
     json_ready,
     run_counts,
     run_info,
@@ -67,6 +70,7 @@ if TYPE_CHECKING:
     from jurist.judges.judge import Judge
     from jurist.optimization import TaskAdapter
     from jurist.runner import Item
+    from jurist.tasks._unit_verdicts import UnitVerdicts
     from jurist.tasks.calibration_rows import JudgeSpec
 
 __all__ = ["JudgeRun", "JudgedItems", "NoOptions", "Scores", "Task", "atomic_write_text", "json_ready"]
@@ -229,7 +233,7 @@ class Task:
         then score the run against the gold the data carries and write its exports."""
         from jurist.datasets.samples import resolve_input
         from jurist.judges.judge import effective_config
-        from jurist.runner import run_items, run_lock
+        from jurist.runner import JudgeRecipe, run_items, run_lock
 
         path = resolve_input(data)
         dataset = self.read(path, options)
@@ -251,6 +255,8 @@ class Task:
                 concurrency=effective.concurrency,
                 retry_failed=retry_failed,
                 progress=progress,
+                # Other processes (--workers, Ray) rebuild the same judge from this.
+                recipe=JudgeRecipe(functools.partial(self.make_judge, options=options), config),
             )
             scores = self.score(Path(out), options, gold=path, write=True)
         return JudgeRun(run_dir=Path(out), scores=scores)
@@ -309,10 +315,7 @@ class Task:
                 raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
             run = run[0]
         path = Path(run)
-        rows = []
-        for result in iter_run_results(path):
-            rows.append(self.item_row(result, options))
-        items = pd.DataFrame(rows)
+        items = items_table(self.item_row(result, options) for result in iter_run_results(path))
         if items.empty:
             items = pd.DataFrame(columns=["id", "status", "error_type", "error"])
         summary = {**run_counts(items), **self.summarize(items, options, gold)}
@@ -333,6 +336,13 @@ class Task:
         """Which per-item columns people review: verdict, gold, agreement, confidence, and the
         label a person may set (see :class:`~jurist.report.review.Review`)."""
         return Review()
+
+    def panel_verdicts(self, options: BaseModel) -> UnitVerdicts | None:
+        """What a jury or ``--repeats`` votes on when the task's verdict is derived from
+        several items' outputs (e.g. one comparison asked in both orders): a
+        :class:`~jurist.tasks._unit_verdicts.UnitVerdicts`. ``None`` (the default): a panel
+        votes per item on the :meth:`review` verdict, one of the task's output fields."""
+        return None
 
     def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
         """The plots of a scored run (:class:`~jurist.report.figures.Figure`, numbers only).

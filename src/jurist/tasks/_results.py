@@ -2,30 +2,41 @@
 
 :class:`Scores` is what a task's ``score`` hook returns, :class:`JudgeRun` what its
 ``judge`` hook returns, and :class:`JudgedItems` what ``jurist.judge`` gives a user (the
-per-item DataFrame that also knows its run). The helpers count items, read a run's
-manifest and write the exports atomically, for every task alike.
+per-item DataFrame that also knows its run). The helpers build the per-item table column by
+column (:func:`items_table`), count items, read a run's manifest and write the exports
+atomically, for every task alike.
+
+The exports are written as a stream: ``results.jsonl`` a record at a time from the run
+store, ``items.csv`` and ``items.parquet`` a chunk of :data:`PARQUET_ROW_GROUP` rows at a
+time (each chunk redacted, its list and dict cells JSON-encoded for Parquet, then written),
+so writing them holds one chunk beyond the per-item table, never a copy of the table.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
-from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
+from jurist.atomic import atomic_path, atomic_write_text
 from jurist.redaction import redact, redact_value
 from jurist.report.jsonout import dumps, json_ready
 from jurist.schemas import ItemResult
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "JudgeRun",
     "JudgedItems",
     "Scores",
     "atomic_write_text",
+    "items_table",
     "json_ready",
     "run_counts",
     "run_info",
@@ -137,6 +148,31 @@ def run_info(path: Path) -> dict[str, Any]:
     return {"run": run}
 
 
+def items_table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """The per-item table of ``rows``, built column by column as they come.
+
+    The same frame as ``pd.DataFrame(list(rows))`` (columns in order of first appearance,
+    NaN where a row lacks a column, each column's dtype inferred from all its values),
+    without holding every row's dict at once: one list per column.
+    """
+    columns: dict[str, list[Any]] = {}
+    count = 0
+    for row in rows:
+        for key, value in row.items():
+            column = columns.get(key)
+            if column is None:
+                column = columns[key] = [np.nan] * count
+            column.append(value)
+        count += 1
+        if len(row) < len(columns):
+            for column in columns.values():
+                if len(column) < count:
+                    column.append(np.nan)
+    if not columns:
+        return pd.DataFrame(index=pd.RangeIndex(count))
+    return pd.DataFrame(columns)
+
+
 def _redacted_table(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with every text (and list or dict) cell redacted; the same frame if none changes."""
     result = table
@@ -151,24 +187,85 @@ def _redacted_table(table: pd.DataFrame) -> pd.DataFrame:
     return result
 
 
+def _nested_columns(table: pd.DataFrame) -> list[str]:
+    """The columns holding a list or dict in some row (Parquet gets them as JSON text)."""
+    return [
+        column
+        for column in table.columns
+        if table[column].dtype == object and any(isinstance(v, list | dict) for v in table[column])
+    ]
+
+
+def _json_encoded(chunk: pd.DataFrame, nested: list[str]) -> pd.DataFrame:
+    """``chunk`` with each cell of the ``nested`` columns as JSON text (``None`` stays ``None``)."""
+    if not nested:
+        return chunk
+    flat = chunk.copy()
+    for column in nested:
+        flat[column] = flat[column].map(lambda v: json.dumps(v, default=str) if v is not None else None)
+    return flat
+
+
+def _parquet_schema(table: pd.DataFrame, nested: list[str]) -> pa.Schema:
+    """The Arrow schema ``to_parquet`` of the whole redacted table would write (types inferred
+    from every row, with the pandas metadata), found without converting the table.
+
+    JSON-encoded columns and object columns of text are text as pandas makes it when it maps
+    a column (redaction maps every text column: its ``str`` dtype where pandas has one), other
+    object columns are typed from their values, typed columns from their dtype.
+    """
+    import pyarrow as pa
+
+    mapped = pd.DataFrame({"text": pd.Series(["text"], dtype=object).map(str)})
+    text = pa.Schema.from_pandas(mapped, preserve_index=False).field(0).type
+    fields, texts = [], []
+    for column in table.columns:
+        values = table[column]
+        if column in nested:
+            kind = text
+        elif values.dtype == object:
+            kind = pa.infer_type(values.to_numpy(), from_pandas=True)
+            kind = text if kind == pa.string() else kind
+        else:
+            kind = pa.Schema.from_pandas(values.iloc[:0].to_frame(), preserve_index=False).field(0).type
+        if kind == text and values.dtype == object:
+            texts.append(column)
+        fields.append(pa.field(str(column), kind))
+    head = table.iloc[:0].astype(dict.fromkeys(texts, mapped["text"].dtype))
+    return pa.Table.from_pandas(head, schema=pa.schema(fields), preserve_index=False).schema
+
+
 def write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) -> None:
     """Write a scored run's exports into its directory, each through a temporary file.
 
-    Everything is redacted (:mod:`jurist.redaction`): results, the per-item table (also in
-    Parquet, which cannot be redacted after writing), the summary and the report.
+    Everything is redacted (:mod:`jurist.redaction`): results (a record at a time), the
+    per-item table (a chunk at a time, also in Parquet, which cannot be redacted after
+    writing), the summary and the report. ``items.csv`` and ``items.parquet`` hold the same
+    rows as ``scores.items.to_csv`` and ``to_parquet`` of the redacted table would, in row
+    groups of :data:`PARQUET_ROW_GROUP`, but are written a row group at a time.
     """
-    with atomic_writer(run_dir / "results.jsonl") as handle:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with (
+        atomic_path(run_dir / "results.jsonl", redacted=True) as tmp,
+        open(tmp, "w", encoding="utf-8") as handle,
+    ):
         for result in results:
             handle.write(redact(result.model_dump_json()) + "\n")
-    table = _redacted_table(scores.items)
-    atomic_write(run_dir / "items.csv", lambda tmp: table.to_csv(tmp, index=False))
-    flat = table.copy()
-    for column in flat.columns:
-        if flat[column].map(lambda v: isinstance(v, list | dict)).any():
-            flat[column] = flat[column].map(lambda v: json.dumps(v, default=str) if v is not None else None)
-    atomic_write(
-        run_dir / "items.parquet",
-        lambda tmp: flat.to_parquet(tmp, index=False, row_group_size=PARQUET_ROW_GROUP),
-    )
+    table = scores.items
+    nested = _nested_columns(table)
+    schema = _parquet_schema(table, nested)
+    with (
+        atomic_path(run_dir / "items.csv", redacted=True) as csv_tmp,
+        open(csv_tmp, "w", encoding="utf-8", newline="") as csv,
+        atomic_path(run_dir / "items.parquet") as parquet_tmp,
+        pq.ParquetWriter(parquet_tmp, schema, compression="snappy") as parquet,
+    ):
+        for start in range(0, max(len(table), 1), PARQUET_ROW_GROUP):
+            chunk = _redacted_table(table.iloc[start : start + PARQUET_ROW_GROUP])
+            csv.write(redact(chunk.to_csv(index=False, header=start == 0)))
+            flat = pa.Table.from_pandas(_json_encoded(chunk, nested), schema=schema, preserve_index=False)
+            parquet.write_table(flat, row_group_size=PARQUET_ROW_GROUP)
     atomic_write_text(run_dir / "summary.json", strict_json(redact_value(scores.summary)))
     atomic_write_text(run_dir / "report.md", scores.report)

@@ -27,11 +27,14 @@ from jurist.report.calibrate import (
     write_calibration,
 )
 from jurist.report.html import write_run_views
+from jurist.runner.budget import spending_limit
+from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
 from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task
+from jurist.tasks._estimate import Estimate
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
 
-__all__ = ["calibrate", "default_run_dir", "judge", "judge_specs", "optimize", "prompt", "score"]
+__all__ = ["calibrate", "default_run_dir", "estimate", "judge", "judge_specs", "optimize", "prompt", "score"]
 
 TaskRef = str | Path | Task
 ConfigRef = JudgeConfig | str | Path | None
@@ -60,6 +63,10 @@ def judge(
     retry_failed: bool = False,
     progress: bool = True,
     repeats: int = 1,
+    max_cost: float | None = None,
+    workers: int | str = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> JudgedItems:
     """Judge every row of ``data`` with a task's judge into a run directory.
 
@@ -81,6 +88,16 @@ def judge(
         progress: Show a progress bar on stderr.
         repeats: Ask the judge (each juror) this many times, into ``out/repeats/1..K``, and
             aggregate the answers like a jury's.
+        max_cost: Stop once this many dollars are spent (what the run directories under it
+            recorded before counts too; cached answers cost nothing): no item is started
+            after the limit is reached, items in flight are recorded, and
+            :class:`~jurist.errors.CostLimitReached` is raised. The same call with a higher
+            limit (or none) resumes (``docs/costs.md``).
+        workers: Local processes that judge: a number, or ``"auto"`` (one for small runs, up
+            to one per core for large ones). A script that uses more than one needs the
+            ``if __name__ == "__main__":`` guard (``docs/scale.md``).
+        backend: ``"local"``, or ``"ray"`` to judge on a Ray cluster (the extra ``jurist[ray]``).
+        ray_address: The Ray cluster (default: ``$RAY_ADDRESS``, else one started here).
 
     Returns:
         The per-item DataFrame; ``.run_dir``, ``.summary`` (as in ``summary.json``),
@@ -88,46 +105,50 @@ def judge(
     """
     found = get_task(task)
     task_options = found.options(options)
-    if _is_cascade(config):
-        from jurist.jury import judge_cascade
+    scale = Scale(backend=parse_backend(backend), workers=parse_workers(workers), address=ray_address)
+    with spending_limit(max_cost), scaling(scale):
+        if _is_cascade(config):
+            from jurist.jury import judge_cascade
 
-        if repeats != 1:
-            raise ConfigError("a cascade is not repeated; make a stage a jury file instead", field="repeats")
-        cascade_run = judge_cascade(
+            if repeats != 1:
+                raise ConfigError(
+                    "a cascade is not repeated; make a stage a jury file instead", field="repeats"
+                )
+            cascade_run = judge_cascade(
+                found,
+                data,
+                str(config),
+                out=out,
+                options=task_options,
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+            return JudgedItems.of(cascade_run)
+        if repeats != 1 or _is_jury(config):
+            from jurist.jury import judge_panel
+
+            panel_run = judge_panel(
+                found,
+                data,
+                config,
+                out=out,
+                options=task_options,
+                repeats=repeats,
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+            return JudgedItems.of(panel_run)
+        judge_config = _config(config)
+        run = judge_run(
             found,
             data,
-            str(config),
-            out=out,
-            options=task_options,
+            out if out is not None else default_run_dir(found, data, judge_config),
+            judge_config,
+            task_options,
             retry_failed=retry_failed,
             progress=progress,
         )
-        return JudgedItems.of(cascade_run)
-    if repeats != 1 or _is_jury(config):
-        from jurist.jury import judge_panel
-
-        panel_run = judge_panel(
-            found,
-            data,
-            config,
-            out=out,
-            options=task_options,
-            repeats=repeats,
-            retry_failed=retry_failed,
-            progress=progress,
-        )
-        return JudgedItems.of(panel_run)
-    judge_config = _config(config)
-    run = judge_run(
-        found,
-        data,
-        out if out is not None else default_run_dir(found, data, judge_config),
-        judge_config,
-        task_options,
-        retry_failed=retry_failed,
-        progress=progress,
-    )
-    return JudgedItems.of(run)
+        return JudgedItems.of(run)
 
 
 def judge_run(
@@ -166,6 +187,50 @@ def score(
     if write and Path(run).is_dir():
         write_run_views(found, Path(run), scores, task_options)
     return scores
+
+
+def estimate(
+    task: TaskRef,
+    data: str | Path,
+    config: ConfigRef = None,
+    *,
+    out: str | Path | None = None,
+    options: dict[str, Any] | BaseModel | None = None,
+    retry_failed: bool = False,
+    repeats: int = 1,
+    overrides: dict[str, Any] | None = None,
+) -> Estimate:
+    """What :func:`judge` with the same arguments would do, calling nothing and writing nothing.
+
+    Per judge (each juror of a jury, each stage of a cascade): the items it would judge now
+    (those recorded in its run directory are skipped, as a resume skips them), how many the
+    response cache answers, the prompt tokens of the others (counted from the exact
+    messages), their completion tokens and cost (estimates; the rules are in
+    ``docs/costs.md``). A model without a price has an unknown cost, never 0.
+
+    Args:
+        task, data, config, out, options, retry_failed, repeats: As for :func:`judge`.
+        overrides: Judge-config fields applied to every juror or stage of a jury or cascade
+            file (the command line's).
+
+    Returns:
+        An :class:`~jurist.tasks._estimate.Estimate`: ``.table`` (one row per judge),
+        ``.cost`` (``None`` if a model has no price) and ``.lines()`` (what the CLI prints).
+    """
+    from jurist.tasks._estimate import JudgeTarget, estimate_judges
+
+    found = get_task(task)
+    task_options = found.options(options)
+    if _is_cascade(config) or _is_jury(config) or repeats != 1:
+        from jurist.jury import estimate_targets
+
+        targets = estimate_targets(found, data, config, out=out, repeats=repeats, overrides=overrides)
+    else:
+        judge_config = _config(config)
+        run_dir = Path(out) if out is not None else default_run_dir(found, data, judge_config)
+        name = judge_config.source.stem if judge_config.source is not None else _name_of(config)
+        targets = [JudgeTarget(name, judge_config, run_dir)]
+    return estimate_judges(found, data, targets, task_options, retry_failed=retry_failed)
 
 
 # ---------------------------------------------------------------------- calibrate

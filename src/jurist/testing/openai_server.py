@@ -8,8 +8,13 @@ a real provider gives: 401 wrong key, 403 no permission, 404 unknown model) can 
 and are served before normal replies, or set to answer every request
 (:meth:`OpenAICompatibleServer.fail_always`); a responder may also return a :class:`Fault`
 for the request it was given. The server counts every request it receives (``requests``)
-and every status it answered with (``statuses``). :func:`closed_port_url` gives a base URL
-where nothing listens (connection refused).
+and every status it answered with (``statuses``), notes when each arrived and how many were
+in flight then (``arrivals``, ``in_flight_at_arrival``, ``max_in_flight``), and totals the
+tokens it reported (``prompt_tokens``, ``completion_tokens``). By default a reply's usage
+counts characters / 4; with ``tokenizer="model"`` it counts tokens as an OpenAI-style
+provider bills them (the model's tiktoken encoding and the chat framing,
+:mod:`jurist.judges.tokens`). :func:`closed_port_url` gives a base URL where nothing
+listens (connection refused).
 
 With ``echo_authorization=True`` it behaves like a provider (or proxy) that leaks the API
 key: every error body repeats the request's ``Authorization`` header, every reply carries
@@ -34,12 +39,14 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 AUTHORIZATION_PLACEHOLDER = "{{authorization}}"
 """In a reply of an ``echo_authorization`` server: replaced by the request's Authorization header."""
 API_KEY_PLACEHOLDER = "{{api_key}}"
 """In a reply of an ``echo_authorization`` server: replaced by the key (the header after its scheme)."""
+_TIMELINE = 100_000
+"""Arrivals remembered (the latest ones)."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +166,8 @@ class OpenAICompatibleServer:
         port: Port to bind; 0 picks a free one.
         echo_authorization: Leak the request's Authorization header into every error body and
             reply (see the module docstring).
+        tokenizer: ``None`` counts usage as characters / 4; ``"model"`` counts the tokens of
+            each request's model as a provider does (:func:`jurist.judges.tokens.tokenizer_for`).
     """
 
     def __init__(
@@ -169,6 +178,7 @@ class OpenAICompatibleServer:
         host: str = "127.0.0.1",
         port: int = 0,
         echo_authorization: bool = False,
+        tokenizer: Literal["model"] | None = None,
     ) -> None:
         self.responder: Responder = (lambda _body: responder) if isinstance(responder, str) else responder
         self.latency = latency
@@ -181,6 +191,19 @@ class OpenAICompatibleServer:
         self.statuses: Counter[int] = Counter()
         """How many chat-completion requests were answered with each HTTP status."""
         self.bodies: deque[dict[str, Any]] = deque(maxlen=1000)
+        self.tokenizer = tokenizer
+        self.arrivals: deque[float] = deque(maxlen=_TIMELINE)
+        """``time.monotonic()`` at the arrival of each chat-completion request, in order."""
+        self.in_flight_at_arrival: deque[int] = deque(maxlen=_TIMELINE)
+        """For each arrival, the requests in flight then (itself included)."""
+        self.in_flight = 0
+        """Chat-completion requests being served now."""
+        self.max_in_flight = 0
+        """The most chat-completion requests ever in flight at once."""
+        self.prompt_tokens = 0
+        """Prompt tokens of every reply sent (as counted into its usage)."""
+        self.completion_tokens = 0
+        """Completion tokens of every reply sent (as counted into its usage)."""
         self._httpd = _Server((host, port), _handler_for(self))
         self._thread: threading.Thread | None = None
 
@@ -202,21 +225,51 @@ class OpenAICompatibleServer:
             self._always = fault
 
     def reset_count(self) -> None:
-        """Set ``requests`` and ``statuses`` back to zero and forget the recorded bodies."""
+        """Set the counts (requests, statuses, tokens, arrivals, the in-flight maximum) back to
+        zero and forget the recorded bodies."""
         with self._lock:
             self.requests = 0
             self.statuses.clear()
             self.bodies.clear()
+            self.arrivals.clear()
+            self.in_flight_at_arrival.clear()
+            self.max_in_flight = self.in_flight
+            self.prompt_tokens = self.completion_tokens = 0
 
     def _next_fault(self, body: dict[str, Any]) -> Fault | None:
         with self._lock:
             self.requests += 1
             self.bodies.append(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.arrivals.append(time.monotonic())
+            self.in_flight_at_arrival.append(self.in_flight)
             return self._faults.popleft() if self._faults else self._always
 
-    def _answered(self, status: int) -> None:
+    def _answered(self, status: int, usage: dict[str, int] | None = None) -> None:
         with self._lock:
             self.statuses[status] += 1
+            self.in_flight -= 1
+            if usage is not None:
+                self.prompt_tokens += usage["prompt_tokens"]
+                self.completion_tokens += usage["completion_tokens"]
+
+    def _usage(self, body: dict[str, Any], content: str) -> dict[str, int]:
+        if self.tokenizer == "model":
+            from jurist.judges.tokens import tokenizer_for
+
+            counter = tokenizer_for(str(body.get("model") or ""))
+            prompt_tokens = counter.count_messages(body.get("messages") or [])
+            completion_tokens = counter.encode(content)
+        else:
+            prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+            prompt_tokens = max(1, prompt_chars // 4)
+            completion_tokens = max(1, len(content) // 4)
+        return {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
 
     def start(self) -> OpenAICompatibleServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-server", daemon=True)
@@ -241,10 +294,7 @@ def _echoed(content: str, authorization: str) -> str:
     return content.replace(AUTHORIZATION_PLACEHOLDER, authorization).replace(API_KEY_PLACEHOLDER, key)
 
 
-def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
-    prompt_tokens = max(1, prompt_chars // 4)
-    completion_tokens = max(1, len(content) // 4)
+def _completion(body: dict[str, Any], content: str, usage: dict[str, int]) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{time.monotonic_ns()}",
         "object": "chat.completion",
@@ -253,11 +303,7 @@ def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
         "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
         ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
+        "usage": usage,
     }
 
 
@@ -278,7 +324,7 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
             completion: bool = False,
         ) -> None:
             if completion:
-                server._answered(status)
+                server._answered(status, payload.get("usage") if status == 200 else None)
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -334,7 +380,8 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
                     )
                     return
                 content = "ok"
-            reply = _completion(body, content if echo is None else _echoed(content, echo))
+            content = content if echo is None else _echoed(content, echo)
+            reply = _completion(body, content, server._usage(body, content))
             if echo is not None:
                 reply["system_fingerprint"] = f"fp-echo {echo}"
             self._send(200, reply, completion=True)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.metrics import ordinal, preference, verdicts
-from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts
+from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts, bootstrap_cis
 from jurist.tasks.calibration_rows import bootstrap
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import verdict_text
@@ -33,6 +33,28 @@ def with_interval(
     """``{name, name_low, name_high}``: the statistic on all rows and its bootstrap interval."""
     point, low, high = bootstrap(cells, statistic, settings)
     return {name: point, f"{name}_low": low, f"{name}_high": high}
+
+
+def with_intervals(
+    cells: np.ndarray, statistics: dict[str, Statistic], settings: dict[str, Any]
+) -> dict[str, float]:
+    """:func:`with_interval` of each statistic, from one set of resamples of ``cells`` (the
+    same intervals as one bootstrap per statistic, drawn once)."""
+    if cells.shape[0] == 0:
+        return {key: NAN for name in statistics for key in (name, f"{name}_low", f"{name}_high")}
+    total = cells.sum(axis=0, keepdims=True)
+    intervals = bootstrap_cis(
+        cells,
+        list(statistics.values()),
+        n_resamples=settings["n_resamples"],
+        confidence=settings["confidence"],
+        seed=settings["seed"],
+    )
+    figures: dict[str, float] = {}
+    for (name, statistic), (low, high) in zip(statistics.items(), intervals, strict=True):
+        point = float(np.asarray(statistic(total)).reshape(-1)[0])
+        figures.update({name: point, f"{name}_low": low, f"{name}_high": high})
+    return figures
 
 
 def _label_set(spec: TaskFile) -> list[str]:
@@ -57,14 +79,13 @@ def _categorical(
 
         return kappa_from_confusion(c.reshape(*c.shape[:-1], k, k))
 
-    figures: dict[str, Any] = {}
-    figures.update(with_interval("accuracy", cells, verdicts.accuracy_from_confusion, settings))
-    figures.update(with_interval("kappa", cells, kappa, settings))
+    statistics: dict[str, Statistic] = {"accuracy": verdicts.accuracy_from_confusion, "kappa": kappa}
+    if spec.kind != "bool":
+        statistics["macro_f1"] = verdicts.macro_f1_from_confusion
+    figures: dict[str, Any] = with_intervals(cells, statistics, settings)
     if spec.kind == "bool":
         binary = verdicts.binary_counts(list(gold), list(judged))
         figures.update(with_interval("f1", binary, verdicts.binary_f1_from_counts, settings))
-    else:
-        figures.update(with_interval("macro_f1", cells, verdicts.macro_f1_from_confusion, settings))
     matrix = cells.sum(axis=0).reshape(k, k).astype(int)
     figures["confusion"] = {"labels": labels, "matrix": matrix.tolist(), "rows": "gold", "columns": "judge"}
     return figures
@@ -83,7 +104,6 @@ def _auroc(gold: list[bool], confidence: list[float], settings: dict[str, Any]) 
 def _scores(gold: list[float], judged: list[float], settings: dict[str, Any]) -> dict[str, Any]:
     values = sorted({*gold, *judged})
     cells = ordinal.contingency_cells(gold, judged, values)
-    figures: dict[str, Any] = {}
     statistics: dict[str, Statistic] = {
         "mae": lambda c: ordinal.mean_absolute_error(c, values),
         "rmse": lambda c: ordinal.root_mean_squared_error(c, values),
@@ -94,8 +114,7 @@ def _scores(gold: list[float], judged: list[float], settings: dict[str, Any]) ->
         "within_1": lambda c: ordinal.within_agreement(c, values, 1.0),
         "qwk": lambda c: ordinal.quadratic_weighted_kappa(c, values),
     }
-    for name, statistic in statistics.items():
-        figures.update(with_interval(name, cells, statistic, settings))
+    figures: dict[str, Any] = with_intervals(cells, statistics, settings)
     figures["mean_gold"] = float(np.mean(gold)) if gold else NAN
     figures["mean_judge"] = float(np.mean(judged)) if judged else NAN
     return figures
@@ -108,10 +127,12 @@ def _multilabel(
     g = np.array([[label in row for label in labels] for row in gold], dtype=bool).reshape(-1, len(labels))
     p = np.array([[label in row for label in labels] for row in judged], dtype=bool).reshape(-1, len(labels))
     cells = verdicts.multilabel_cells(g, p)
-    figures: dict[str, Any] = {}
-    figures.update(with_interval("micro_f1", cells, verdicts.multilabel_micro_f1, settings))
-    figures.update(with_interval("macro_f1", cells, verdicts.multilabel_macro_f1, settings))
-    figures.update(with_interval("exact_match", cells, verdicts.multilabel_exact_match, settings))
+    statistics: dict[str, Statistic] = {
+        "micro_f1": verdicts.multilabel_micro_f1,
+        "macro_f1": verdicts.multilabel_macro_f1,
+        "exact_match": verdicts.multilabel_exact_match,
+    }
+    figures: dict[str, Any] = with_intervals(cells, statistics, settings)
     precision, recall, f1 = verdicts.multilabel_per_label(cells.sum(axis=0))
     figures["per_label"] = {
         label: {"precision": precision[i], "recall": recall[i], "f1": f1[i], "gold": int(g[:, i].sum())}

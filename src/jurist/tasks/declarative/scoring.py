@@ -137,7 +137,14 @@ def summarize_items(
     if spec.gold is None or gold is None:
         return summary, empty
     gold_rows = read_gold(spec, gold)
-    by_id = {str(row["id"]): row for row in ok.to_dict(orient="records")} if len(ok) else {}
+    # The verdict (and confidence) of each answered item by id: two columns, not a dict per row.
+    by_id: dict[str, tuple[Any, Any]] = {}
+    if len(ok):
+        confidences = ok["confidence"] if "confidence" in ok else [None] * len(ok)
+        by_id = {
+            str(key): (verdict, value)
+            for key, verdict, value in zip(ok["id"], ok["verdict"], confidences, strict=True)
+        }
     matched = [(row.gold, by_id[key]) for key, row in gold_rows.items() if key in by_id]
     summary["gold"] = {
         "column": spec.gold,
@@ -145,9 +152,9 @@ def summarize_items(
         "scored": len(matched),
         "not_scored": len(gold_rows) - len(matched),
     }
-    confidence = [item.get("confidence") for _, item in matched] if spec.output.confidence else None
+    confidence = [item[1] for _, item in matched] if spec.output.confidence else None
     figures, table = gold_agreement(
-        spec, [g for g, _ in matched], [item["verdict"] for _, item in matched], confidence, settings
+        spec, [g for g, _ in matched], [item[0] for _, item in matched], confidence, settings
     )
     summary["agreement"] = figures
     return summary, table
@@ -159,18 +166,19 @@ def gold_columns(spec: TaskFile, items: pd.DataFrame, gold: str | Path | None) -
     if spec.gold is None or gold is None or items.empty:
         return items
     gold_rows = read_gold(spec, gold)
-    table = items.copy()
+    table = items.copy(deep=False)  # new columns only: the item columns are shared, not copied
     key = table["pair_id"] if spec.kind == "pairwise" else table["id"]
     gold_values = [gold_rows[str(k)].gold if str(k) in gold_rows else None for k in key]
     table["gold"] = pd.Series(gold_values, index=table.index, dtype=object)
     correct: list[Any] = []
-    for verdict, status, value, row in zip(
-        table["verdict"], table["status"], gold_values, table.to_dict(orient="records"), strict=True
+    winners = table["winner"] if "winner" in table else [None] * len(table)
+    for verdict, status, value, winner in zip(
+        table["verdict"], table["status"], gold_values, winners, strict=True
     ):
         if status != "ok" or value is None:
             correct.append(None)
         elif spec.kind == "pairwise":
-            correct.append(row.get("winner") == value)
+            correct.append(winner == value)
         elif spec.kind == "score":
             correct.append(abs(float(verdict) - float(value)))
         else:

@@ -14,7 +14,6 @@ from jurist.atomic import atomic_write_text
 from jurist.errors import InputError
 from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN, GateThresholds
 from jurist.report.gates import render_json, render_markdown
-from jurist.tasks.gates.claims import score_traces_judged
 from jurist.tasks.gates.scoring import gate_verdict, score_traces
 
 __all__ = ["run_gate"]
@@ -52,6 +51,8 @@ def run_gate(
     if judge is None:
         report = score_traces(gold, traces, thresholds=thresholds, refusal_token=refusal_token)
     else:
+        from jurist.tasks.gates.claims import score_traces_judged  # the claim judge loads DSPy
+
         report = score_traces_judged(
             gold, traces, judge, run_dir=judge_out, thresholds=thresholds, refusal_token=refusal_token
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jurist.datasets.gates import AMBIGUOUS, GoldIndex, GoldQuestion, TraceRecord, iter_traces, load_gold
 from jurist.errors import InputError
@@ -29,7 +30,9 @@ from jurist.metrics.gates import (
 )
 from jurist.report.gates import render_markdown, report_to_dict
 from jurist.report.gates_records import GateReport, QuestionRow, UnmatchedTrace, questions_frame
-from jurist.tasks._contract import Scores, json_ready
+
+if TYPE_CHECKING:
+    from jurist.tasks._contract import Scores
 
 __all__ = ["TraceObserver", "gate_verdict", "score_traces", "scores_of"]
 
@@ -136,6 +139,8 @@ def scores_of(report: GateReport) -> Scores:
     prints), ``report`` is :func:`~jurist.report.gates.render_markdown` and
     ``extra["report"]`` is the :class:`~jurist.report.gates_records.GateReport` itself.
     """
+    from jurist.tasks._contract import Scores, json_ready  # pandas: not on `jurist gate`'s path
+
     return Scores(
         items=questions_frame(report),
         summary=json_ready(report_to_dict(report)),

@@ -31,7 +31,7 @@ from jurist.tasks.gates.figures import REVIEW, gates_figures
 from jurist.tasks.gates.options import GatesOptions, as_gates_options, gold_of, thresholds_of
 from jurist.tasks.gates.scoring import gate_verdict, score_traces, scores_of
 
-__all__ = ["GatesTask"]
+__all__ = ["TASKS", "GatesTask"]
 
 
 class GatesTask(Task):
@@ -189,3 +189,6 @@ def _recorded_scores(run_dir: Path) -> Scores:
 
 
 TASK = GatesTask()
+
+TASKS = {"gates": GatesTask}
+"""The tasks this package registers (name -> class)."""

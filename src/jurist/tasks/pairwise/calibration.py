@@ -6,10 +6,15 @@ is a ``tie`` (wrong unless gold is a tie). Classes ``1``, ``2``, ``tie``. A choi
 a score, so there is no AUROC. Bias probes: consistency across the two orders, the share
 of decisive judgments that chose the first position, and how often the longer response
 won (against how often gold prefers the longer one).
+
+The judge runs through the task's ``judge`` hook (:data:`JudgeInto`), so a jury's row is computed
+the same way on the jury's run. Its run is ``OUT/runs/JUDGE-…/DATASET/pairs__{n}opt``: one per
+number of options.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +36,11 @@ from jurist.tasks.calibration_rows import (
     usage_columns,
 )
 from jurist.tasks.pairwise.bias import pair_bias
-from jurist.tasks.pairwise.run import judge_pairwise
+from jurist.tasks.pairwise.options import PairwiseOptions
+from jurist.tasks.pairwise.run import PairwiseRun
+
+JudgeInto = Callable[[Path, Path, PairwiseOptions], PairwiseRun]
+"""Judge a pairs file into a run directory with the task's options (the task's ``judge`` hook)."""
 
 BIAS_COLUMNS = (
     *("position_1_rate", "position_1_rate_low", "position_1_rate_high", "position_bias"),
@@ -42,7 +51,7 @@ BIAS_COLUMNS = (
 
 
 def calibration_row(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], judge: JudgeInto
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """One leaderboard row: accuracy, kappa, consistency, position and length bias, usage."""
     num_options = settings.get("num_options") or 2
@@ -55,18 +64,15 @@ def calibration_row(
     pairs = load_pairs(file, mapping=mapping, no_majority=split_vote)
     if pairs["label"].notna().sum() == 0:
         raise InputError("no pair carries a gold preference label", path=file, field="label")
-    run = call_blocking(
-        judge_pairwise,
-        file,
-        judge_run_dir(out, spec) / dataset,
-        spec.config,
-        num_options=num_options,
-        mapping=mapping,
-        split_vote=split_vote,
-        progress=progress,
-        n_resamples=settings["n_resamples"],
-        subdirectory=True,
+    chosen = PairwiseOptions.model_validate(
+        {
+            "num_options": num_options,
+            "map": mapping,
+            "split_vote": split_vote,
+            "resamples": settings["n_resamples"],
+        }
     )
+    run = call_blocking(judge, file, judge_run_dir(out, spec) / dataset / f"pairs__{num_options}opt", chosen)
     assert run.agreement is not None
     judged = run.agreement.judged
     labelled = judged[judged["gold"].notna()].reset_index(drop=True)

@@ -56,7 +56,7 @@ from jurist.runner import MANIFEST, Item, iter_run_results, run_items
 from jurist.signatures.pairwise import PairwiseChoice
 from jurist.tasks._results import run_counts
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
-from jurist.tasks.pairwise.scoring import EXACT_MATCH, FAIL_MESSAGE, score_pairwise_records
+from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, score_pairwise_records, subeval_records
 
 TASK = "pairwise"
 
@@ -136,18 +136,21 @@ def read_pairwise(
     fill_contents: Sequence[str] = (),
     mapping: Sequence[str] | None = None,
     split_vote: NoMajority = "tie",
+    num_options: int = 2,
 ) -> PairwiseData:
     """Read a SubEval table (compared as the options say) or a pairs file (both orders).
 
     A pairs file may be in any shape of :mod:`jurist.datasets.preference_shapes`; ``mapping``
     (``target=column`` entries) and ``split_vote`` are handed to
-    :func:`~jurist.datasets.pairwise.load_pairs`.
+    :func:`~jurist.datasets.pairwise.load_pairs`. The data's ``selection`` records them, or the
+    reference model and compared models, with ``num_options``.
     """
     if is_subeval(path):
         table = load_subeval_table(path, fill_contents=fill_contents, base_dir=path.parent)
         comparisons = build_comparisons(table, models=models, reference_model=reference_model)
         chosen = list(models) if models is not None else subeval_models(table)
         data = PairwiseData(path, "subeval", comparisons, chosen)
+        data.selection = {"num_options": num_options, "reference_model": reference_model, "models": chosen}
         for row in comparisons.itertuples(index=False):
             if row.exact_match:
                 continue
@@ -163,6 +166,7 @@ def read_pairwise(
         return data
     pairs = load_pairs(path, mapping=mapping, no_majority=split_vote)
     data = PairwiseData(path, "pairs", pairs, ["pairs"])
+    data.selection = {"num_options": num_options, "map": list(mapping or []), "split_vote": split_vote}
     for row in pairs.itertuples(index=False):
         common = {
             "question": row.question,
@@ -282,13 +286,9 @@ def judge_pairwise(
         fill_contents=fill_contents,
         mapping=mapping,
         split_vote=split_vote,
+        num_options=num_options,
     )
     reference = reference_model if data.kind == "subeval" else None
-    data.selection = {"num_options": num_options}
-    if data.kind == "subeval":
-        data.selection.update(reference_model=reference_model, models=list(data.models))
-    else:
-        data.selection.update(map=list(mapping or []), split_vote=split_vote)
     run_dir = Path(out_dir)
     if subdirectory:
         run_dir = run_dir / pairwise_run_name(path, judge.name, data.models, reference, num_options)
@@ -308,12 +308,7 @@ def judge_pairwise(
     )
     texts = judgement_texts(run_dir)
     if data.kind == "subeval":
-        comparisons = data.frame
-        records = comparisons.drop(columns=["index", "order", "exact_match"]).copy()
-        records[judge.name] = [
-            EXACT_MATCH if exact else texts.get(cmp_index, FAIL_MESSAGE)
-            for cmp_index, exact in zip(comparisons["cmp_index"], comparisons["exact_match"], strict=True)
-        ]
+        records = subeval_records(data.frame, texts, judge.name)
         write_record_table(records, run_dir, judge=judge.name, num_options=num_options)
         scores = score_pairwise_records(
             records,
@@ -365,11 +360,16 @@ def rescore_run(
     seed: int = 0,
     mapping: Sequence[str] | None = None,
     split_vote: NoMajority | None = None,
+    models: Sequence[str] | None = None,
+    fill_contents: Sequence[str] = (),
 ) -> PairwiseRun:
     """Score a run directory written by :func:`judge_pairwise` again, without calling a model.
 
     A SubEval run is scored from the record table it wrote; a pairs run from its recorded
-    judgements and its pairs file (``data``, else the file the run's manifest names).
+    judgements and its pairs file (``data``, else the file the run's manifest names). A run
+    with no record table of a SubEval table (one a jury's votes derived) is scored from its
+    recorded judgements and the table's comparisons (``reference_model``, ``models`` and
+    ``fill_contents`` as judged).
     """
     run_dir = find_run_dir(path)
     manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
@@ -389,8 +389,24 @@ def rescore_run(
         return PairwiseRun(
             run_dir=run_dir, records=scores.records, scores=scores, counts=item_counts(run_dir)
         )
+    source = resolve_input(data if data is not None else recorded["path"])
+    if is_subeval(source):
+        reference = reference_model or recorded.get("reference_model")
+        chosen = models if models is not None else recorded.get("models")
+        table = read_pairwise(source, reference_model=reference, models=chosen, fill_contents=fill_contents)
+        records = subeval_records(table.frame, judgement_texts(run_dir), str(manifest["judge"]))
+        scores = score_pairwise_records(
+            records,
+            reference_model=reference,
+            judge_column=str(manifest["judge"]),
+            judge_name=str(manifest["judge"]),
+            num_options=options or 2,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        return PairwiseRun(run_dir=run_dir, records=records, scores=scores, counts=item_counts(run_dir))
     pairs = load_pairs(
-        resolve_input(data if data is not None else recorded["path"]),
+        source,
         mapping=mapping if mapping is not None else recorded.get("map"),
         no_majority=split_vote or recorded.get("split_vote") or "tie",
     )

@@ -45,6 +45,7 @@ __all__ = [
     "records_from_table",
     "score_pairwise_records",
     "scores_summary",
+    "subeval_records",
 ]
 
 FAIL_MESSAGE = "Failed to obtain answer via API."
@@ -300,3 +301,14 @@ def judge_comparisons(
     out = comparisons[columns].copy().reset_index(drop=True)
     out[judge_name] = texts
     return out
+
+
+def subeval_records(comparisons: pd.DataFrame, texts: dict[str, str], judge_name: str) -> pd.DataFrame:
+    """SubEval's record table of judged comparisons: its columns plus the judge's, holding each
+    comparison's text (``EM`` for identical answers, the failure message for one not judged)."""
+    records = comparisons.drop(columns=["index", "order", "exact_match"]).copy()
+    records[judge_name] = [
+        EXACT_MATCH if exact else texts.get(cmp_index, FAIL_MESSAGE)
+        for cmp_index, exact in zip(comparisons["cmp_index"], comparisons["exact_match"], strict=True)
+    ]
+    return records

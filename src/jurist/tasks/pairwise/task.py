@@ -34,6 +34,7 @@ from jurist.tasks.pairwise.figures import PairwiseReview, with_agreement
 from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
 from jurist.tasks.pairwise.optimization import PairwiseAdapter
 from jurist.tasks.pairwise.options import PairwiseGoldOptions, PairwiseOptions
+from jurist.tasks.pairwise.panel import SwapVerdicts
 from jurist.tasks.pairwise.run import (
     PairwiseData,
     PairwiseRun,
@@ -145,6 +146,7 @@ class PairwiseTask(PairwiseReview):
             fill_contents=options.fill_contents or (),
             mapping=options.map,
             split_vote=options.split_vote,
+            num_options=_num_options(options),
         )
 
     def items(self, dataset: PairwiseData, options: BaseModel) -> list[Item]:
@@ -200,6 +202,10 @@ class PairwiseTask(PairwiseReview):
         _write_run(run.run_dir, scores)
         return JudgeRun(run_dir=run.run_dir, scores=scores)
 
+    def panel_verdicts(self, options: BaseModel) -> SwapVerdicts:
+        """A jury votes per pair on each juror's verdict after the swap rule (``tie`` without a winner)."""
+        return SwapVerdicts()
+
     def summary_lines(self, run: JudgeRun) -> list[str]:
         pairwise_run: PairwiseRun = run.scores.extra["run"]
         return [summary_markdown(pairwise_run), f"run directory: {run.run_dir}"]
@@ -233,6 +239,8 @@ class PairwiseTask(PairwiseReview):
                 seed=options.seed,
                 mapping=options.map,
                 split_vote=options.split_vote,
+                models=options.compare,
+                fill_contents=options.fill_contents or (),
             )
             scores = _run_scores(rescored)
             if write:
@@ -265,7 +273,13 @@ class PairwiseTask(PairwiseReview):
     def calibration_row(
         self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        return calibration.calibration_row(gold, spec, out, settings, progress)
+        def judge(file: Path, run_dir: Path, options: PairwiseOptions) -> PairwiseRun:
+            run: PairwiseRun = self.judge(
+                file, run_dir, spec.config, options, progress=progress
+            ).scores.extra["run"]
+            return run
+
+        return calibration.calibration_row(gold, spec, out, settings, judge)
 
     def optimization(self, options: BaseModel) -> PairwiseAdapter:
         return PairwiseAdapter(_num_options(options))

@@ -1,4 +1,5 @@
-"""RGB's constants and judges: the model under test (responder) and the Rej* / ED* judges.
+"""RGB's judges: the model under test (responder) and the Rej* / ED* judges (the suite's sets,
+noise rates and passage number are defined in :mod:`jurist.datasets.rgb_protocol`, exported here too).
 
 - :func:`make_rgb_responder`: the model under test, offline (extractive) or the configured LM
   prompted as RGB prompts it;
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jurist.datasets.rgb import RGBPrompt
+from jurist.datasets.rgb_protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName
 from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
@@ -29,13 +31,6 @@ from jurist.programs.rgb import (
 from jurist.programs.rgb_baseline import ExtractiveResponder, keyword_error_detection, keyword_rejection
 
 TASK = "rgb"
-SetName = Literal["noise", "rejection", "integration", "counterfactual"]
-SETS: tuple[SetName, ...] = ("noise", "rejection", "integration", "counterfactual")
-NOISE_RATES = (0.0, 0.2, 0.4, 0.6, 0.8)
-"""The noise rates of RGB's noise-robustness table."""
-INTEGRATION_NOISE_RATES = (0.0, 0.2, 0.4)
-"""The noise rates of RGB's information-integration table."""
-PASSAGE_NUM = 5
 JudgeKind = Literal["rejection", "error_detection"]
 RGB_JUDGE_TASKS: dict[JudgeKind, str] = {
     "rejection": "rgb-rejection",

@@ -1,0 +1,347 @@
+"""The dry run of ``judge``: items, cached items, tokens and cost per judge, calling nothing.
+
+For every judge a run would call (one; each juror of a jury; each stage of a cascade) and
+every item it would judge now (items already recorded in its run directory are skipped,
+as a resume skips them; failed ones too unless ``retry_failed``), the judge's program is
+run up to its first LM call (:mod:`jurist.judges.estimate`). From there:
+
+- **cached**: the response cache holds the answer, so the call costs nothing;
+- **prompt tokens** of the calls that would reach the provider: their messages counted
+  with the model's tokenizer (:mod:`jurist.judges.tokens`): exact for OpenAI models,
+  approximate (``cl100k_base``) for others;
+- **completion tokens** (an estimate): the mean length of this judge's answers that are
+  known (the cached ones among the items to judge, and the provider calls recorded in its
+  run directory) when there are some; otherwise 50 tokens per output field of the judge's
+  signature, plus 10, never above ``max_tokens``;
+- **cost** (an estimate): those tokens at the model's prices in the price table jurist
+  bills with (:mod:`jurist.judges.pricing`); a model without a price has an unknown cost,
+  never 0. ``at most`` prices every completion at ``max_tokens``.
+
+A cascade's first stage is estimated exactly; later stages are upper bounds (as if every
+item reached them). Nothing is sent, no run directory is created or written, no API key
+is needed, and a cache directory that does not exist is not created.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel
+
+from jurist.judges.config import JudgeConfig
+
+__all__ = ["Estimate", "JudgeTarget", "Scope", "estimate_judges"]
+
+Scope = Literal["exact", "upper bound"]
+"""How a judge's estimate holds: for every item it would judge, or as an upper bound."""
+
+PER_OUTPUT_FIELD = 50
+"""Completion tokens assumed per output field when no cached answer shows the real length."""
+ANSWER_FRAME = 10
+"""Completion tokens assumed for the answer's framing (field markers, the end marker)."""
+COLUMNS = [
+    "judge",
+    "model",
+    "scope",
+    "items",
+    "recorded",
+    "to_judge",
+    "cached",
+    "calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "completion_basis",
+    "cost",
+    "cost_max",
+    "price",
+    "tokenizer",
+    "run_dir",
+]
+
+
+@dataclass(frozen=True)
+class JudgeTarget:
+    """One judge a run would call.
+
+    Attributes:
+        name: Its name (a juror's or stage's name; ``stage/juror`` inside a cascade).
+        config: Its judge config.
+        run_dir: Its run directory (whose recorded items are skipped).
+        scope: ``exact``, or ``upper bound`` for a cascade stage after the first.
+        repeat: Which repeat of its config it answers as (its cache entries differ per repeat).
+    """
+
+    name: str
+    config: JudgeConfig
+    run_dir: Path
+    scope: Scope = "exact"
+    repeat: int = 1
+
+
+@dataclass
+class Estimate:
+    """What ``judge`` would do: one row per judge (:data:`COLUMNS`) and the notes that say how
+    each figure was made. ``cost`` is ``None`` where a model has no price."""
+
+    task: str
+    data: str
+    table: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def cost(self) -> float | None:
+        """The estimated cost of every judge together (``None`` if one has no price)."""
+        costs = self.table["cost"].tolist()
+        return None if any(value is None or pd.isna(value) for value in costs) else float(sum(costs))
+
+    def lines(self) -> list[str]:
+        """The estimate as ``jurist judge --dry-run`` prints it."""
+        rows = self.table.to_dict(orient="records")
+        header = [
+            "judge",
+            "model",
+            "to judge",
+            "cached",
+            "calls",
+            "prompt tok",
+            "completion tok*",
+            "cost*",
+            "at most",
+        ]
+        cells = [
+            [
+                str(row["judge"]) + (" (upper bound)" if row["scope"] != "exact" else ""),
+                str(row["model"]),
+                f"{row['to_judge']:,}",
+                f"{row['cached']:,}",
+                f"{row['calls']:,}",
+                f"{row['prompt_tokens']:,}",
+                f"{row['completion_tokens']:,}",
+                _money(row["cost"]),
+                _money(row["cost_max"]),
+            ]
+            for row in rows
+        ]
+        if len(rows) > 1:
+            cells.append(
+                [
+                    "total",
+                    "",
+                    f"{sum(row['to_judge'] for row in rows):,}",
+                    f"{sum(row['cached'] for row in rows):,}",
+                    f"{sum(row['calls'] for row in rows):,}",
+                    f"{sum(row['prompt_tokens'] for row in rows):,}",
+                    f"{sum(row['completion_tokens'] for row in rows):,}",
+                    _money(self.cost),
+                    _money(_total(row["cost_max"] for row in rows)),
+                ]
+            )
+        widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
+        table = [
+            "  ".join(
+                text.ljust(width) if i < 2 else text.rjust(width)
+                for i, (text, width) in enumerate(zip(line, widths, strict=True))
+            ).rstrip()
+            for line in [header, *cells]
+        ]
+        return [f"dry run of {self.task} on {self.data}: nothing was called or written", *table, *self.notes]
+
+
+def _money(value: Any) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "unknown"
+    return f"${value:,.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def _total(values: Any) -> float | None:
+    found = list(values)
+    return None if any(value is None or pd.isna(value) for value in found) else float(sum(found))
+
+
+@dataclass
+class _Recorded:
+    """What a run directory holds: each item's status, and the completion tokens and provider
+    calls of its answered items (what this judge's answers were like)."""
+
+    statuses: dict[str, str] = field(default_factory=dict)
+    completion_tokens: int = 0
+    calls: int = 0
+
+
+def _recorded(run_dir: Path) -> _Recorded:
+    """What ``run_dir`` holds, read without writing anything there."""
+    found = _Recorded()
+    db = run_dir / "results.sqlite"
+    if not db.is_file():
+        return found
+    # A database left with its write-ahead log is opened read-only (its side files exist
+    # already); otherwise as immutable, which creates no side file.
+    mode = "ro" if db.with_name(db.name + "-wal").exists() else "immutable"
+    uri = f"{db.resolve().as_uri()}?{'mode=ro' if mode == 'ro' else 'immutable=1'}"
+    try:
+        connection = sqlite3.connect(uri, uri=True)
+        try:
+            rows = connection.execute("SELECT id, status, usage FROM results").fetchall()
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return found  # the run itself will say what is wrong with the file
+    for item_id, status, usage_text in rows:
+        found.statuses[item_id] = status
+        try:
+            usage = json.loads(usage_text) if status == "ok" else {}
+        except (TypeError, ValueError):
+            usage = {}
+        if isinstance(usage, dict) and usage.get("calls"):
+            found.calls += int(usage["calls"])
+            found.completion_tokens += int(usage.get("completion_tokens") or 0)
+    return found
+
+
+def _describe_price(price: Any, model: str) -> str:
+    if price is None:
+        return f"no price for model {model!r}: its cost is unknown"
+    return (
+        f"${price.prompt * 1e6:,.2f} / ${price.completion * 1e6:,.2f} per million prompt / completion tokens"
+    )
+
+
+def _describe_tokenizer(tokenizer: Any) -> str:
+    if tokenizer.name == "chars/4":
+        return "characters / 4 (no tokenizer on this machine)"
+    return (
+        tokenizer.name
+        if tokenizer.exact
+        else f"{tokenizer.name} (approximate: not the model's own tokenizer)"
+    )
+
+
+def _judge_row(
+    task: Any, dataset: Any, target: JudgeTarget, options: BaseModel, retry_failed: bool
+) -> dict[str, Any]:
+    from jurist.judges.estimate import first_calls, output_fields
+    from jurist.judges.judge import LLMJudge
+    from jurist.judges.lm import repeat_salt
+    from jurist.judges.pricing import token_price
+    from jurist.judges.tokens import tokenizer_for
+    from jurist.runner.blocking import call_blocking
+
+    # Nothing is sent: no key is needed; a cache that does not exist holds nothing (and is not made).
+    update: dict[str, Any] = {"api_key_env": None}
+    if target.config.cache and not Path(target.config.cache_dir).expanduser().is_dir():
+        update["cache"] = False
+    with repeat_salt(target.repeat):
+        judge = task.make_judge(target.config.model_copy(update=update), options)
+    recorded = _recorded(target.run_dir)
+    statuses = recorded.statuses
+    items = list(task.items(dataset, options))
+    pending = [
+        item
+        for item in items
+        if not (statuses.get(item.id) == "ok" or (statuses.get(item.id) == "failed" and not retry_failed))
+    ]
+    row: dict[str, Any] = {
+        "judge": target.name,
+        "scope": target.scope,
+        "items": len(items),
+        "recorded": len(items) - len(pending),
+        "to_judge": len(pending),
+        "run_dir": str(target.run_dir),
+    }
+    if not isinstance(judge, LLMJudge):
+        return {
+            **row,
+            "model": "baseline",
+            "cached": 0,
+            "calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "completion_basis": "the offline baseline calls no model",
+            "cost": 0.0,
+            "cost_max": 0.0,
+            "price": "free (offline)",
+            "tokenizer": "",
+        }
+    config = judge.config
+    tokenizer = tokenizer_for(config.model)
+    found = call_blocking(
+        lambda: asyncio.run(first_calls(judge, [item.inputs for item in pending], tokenizer))
+    )
+    calls = [entry for entry in found if entry is not None]
+    cached = [entry for entry in calls if entry.cached]
+    paid = [entry for entry in calls if not entry.cached]
+    if cached or recorded.calls:
+        answers = len(cached) + recorded.calls
+        per_call = (
+            sum(entry.completion_tokens or 0 for entry in cached) + recorded.completion_tokens
+        ) / answers
+        basis = f"mean of {answers} answer(s) cached or recorded in the run directory"
+    else:
+        fields = output_fields(judge)
+        per_call = PER_OUTPUT_FIELD * fields + ANSWER_FRAME
+        basis = (
+            f"{PER_OUTPUT_FIELD} per output field ({fields}) + {ANSWER_FRAME}: no cached answer to learn from"
+        )
+        if config.max_tokens is not None and per_call > config.max_tokens:
+            per_call, basis = config.max_tokens, f"max_tokens ({config.max_tokens})"
+    prompt_tokens = sum(entry.prompt_tokens for entry in paid)
+    completion_tokens = round(per_call * len(paid))
+    price = token_price(judge.lm)
+    return {
+        **row,
+        "model": config.model,
+        "cached": len(cached),
+        "calls": len(paid),
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "completion_basis": basis,
+        "cost": price.cost(prompt_tokens, completion_tokens) if price is not None else None,
+        "cost_max": (
+            price.cost(prompt_tokens, config.max_tokens * len(paid))
+            if price is not None and config.max_tokens is not None
+            else None
+        ),
+        "price": _describe_price(price, config.model),
+        "tokenizer": _describe_tokenizer(tokenizer),
+    }
+
+
+def estimate_judges(
+    task: Any,
+    data: str | Path,
+    targets: list[JudgeTarget],
+    options: BaseModel,
+    *,
+    retry_failed: bool = False,
+) -> Estimate:
+    """The dry run of ``targets`` on ``data`` (see the module docstring).
+
+    Args:
+        task: The task (:class:`~jurist.tasks.Task`).
+        data: The rows (``sample:NAME`` allowed).
+        targets: The judges the run would call, with their run directories.
+        options: The task's options (validated).
+        retry_failed: Count items recorded as failed as to be judged again.
+    """
+    from jurist.datasets.samples import resolve_input
+
+    dataset = task.read(resolve_input(data), options)
+    rows = [_judge_row(task, dataset, target, options, retry_failed) for target in targets]
+    table = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    notes = ["* estimates: completion tokens and cost; prompt tokens are counted from the exact messages."]
+    for row in rows:
+        notes.append(
+            f"{row['judge']}: {row['recorded']} of {row['items']} item(s) recorded in {row['run_dir']}; "
+            f"completion tokens: {row['completion_basis']}; price: {row['price']}"
+            + (f"; tokens: {row['tokenizer']}" if row["tokenizer"] else "")
+        )
+    if any(row["scope"] != "exact" for row in rows):
+        notes.append("upper bound: a later cascade stage judges only the items the stages before send on.")
+    notes.append("cached answers cost nothing: they were paid for when first asked.")
+    return Estimate(task=task.name, data=str(data), table=table, notes=notes)

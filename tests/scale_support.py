@@ -1,0 +1,105 @@
+"""Helpers of the tests that judge one run in several processes (local workers, Ray)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+TIMING_FIELDS = {"latency_s", "latency"}
+"""Fields that measure time: they differ between any two runs, so they are left out of comparisons."""
+
+
+def exports(run_dir: Path) -> dict[str, Any]:
+    """A run's exports (``results.jsonl``, ``items.csv``, ``summary.json``) without timing fields."""
+    results = [
+        {key: value for key, value in json.loads(line).items() if key not in TIMING_FIELDS}
+        for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    with open(run_dir / "items.csv", encoding="utf-8", newline="") as handle:
+        items = [
+            {key: value for key, value in row.items() if key not in TIMING_FIELDS}
+            for row in csv.DictReader(handle)
+        ]
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    return {"results": results, "items": items, "summary": _without_timing(summary)}
+
+
+USAGE_FIELDS = {"usage", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost"}
+"""Fields that say how each answer was got: a resumed run reads some answers from the response
+cache that an uninterrupted one asked the provider for."""
+
+
+def without_usage(found: dict[str, Any]) -> dict[str, Any]:
+    """:func:`exports` without the fields of :data:`USAGE_FIELDS` and the run's status."""
+    summary = {key: value for key, value in found["summary"].items() if key not in USAGE_FIELDS}
+    summary["run"] = {key: value for key, value in summary.get("run", {}).items() if key != "status"}
+    return {
+        "results": [{k: v for k, v in row.items() if k not in USAGE_FIELDS} for row in found["results"]],
+        "items": [{k: v for k, v in row.items() if k not in USAGE_FIELDS} for row in found["items"]],
+        "summary": summary,
+    }
+
+
+def _without_timing(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_timing(item) for key, item in value.items() if key not in TIMING_FIELDS}
+    if isinstance(value, list):
+        return [_without_timing(item) for item in value]
+    return value
+
+
+def recorded(run_dir: Path) -> int:
+    """Items committed to a run's ``results.sqlite`` so far (0 while it does not exist yet)."""
+    db = run_dir / "results.sqlite"
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db) as connection:
+            return int(connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def wait_for(condition: Any, *, timeout: float = 60.0, what: str = "the condition") -> None:
+    """Poll ``condition()`` until it is true; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def judge_command(data: Path, out: Path, *, base_url: str, cache: Path, extra: list[str]) -> list[str]:
+    """``jurist judge ragbench`` against the loopback server, as a user types it."""
+    return [
+        sys.executable,
+        "-m",
+        "jurist",
+        "judge",
+        "ragbench",
+        str(data),
+        "--out",
+        str(out),
+        "--model",
+        "openai/loopback-judge",
+        "--api-base",
+        base_url,
+        "--cache-dir",
+        str(cache),
+        "--set",
+        "api_key_env=JURIST_TEST_API_KEY",
+        "--no-progress",
+        *extra,
+    ]
+
+
+def start(command: list[str]) -> subprocess.Popen[bytes]:
+    """Start ``command`` with this environment, its output captured."""
+    return subprocess.Popen(command, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
