@@ -83,13 +83,16 @@ def ragbench_figures(items: pd.DataFrame, summary: dict[str, Any]) -> list[Figur
 
 
 def _trace_histogram(items: pd.DataFrame, metric: str) -> Figure | None:
-    judged = [float(v) for v in scored_rows(items, metric)[metric]]
+    rows = scored_rows(items, metric)
+    judged = [float(v) for v in rows[metric]] if metric in rows else []  # none when every item failed
     series = {"judge": judged}
     gold_column = _GOLD_OF.get(metric)
     gold: list[float] = []
     if gold_column is not None and gold_column in items:
         gold = [float(v) for v in items[gold_column] if is_present(v)]
         series["gold"] = gold
+    if not judged and not gold:
+        return None
     gold_note = f" and {len(gold)} gold scores" if gold else ""
     return histogram_figure(
         series,
