@@ -25,7 +25,9 @@ from ``wait4``) and its wall time:
 × 1000, so the fixed cost of the interpreter and imports cancels out. The ratio is
 jurist's slope over the reference's. Usage:
 
-    python benchmarks/memory.py [--items 10000 100000]
+    python benchmarks/memory.py [--items 10000 100000] [--json FILE]
+
+``--json`` also writes the figures to a file (read by ``benchmarks/table.py``).
 """
 
 from __future__ import annotations
@@ -196,6 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, nargs=2, default=[10_000, 100_000], metavar=("N1", "N2"))
     parser.add_argument("--build", nargs=3, metavar=("SHAPE", "COUNT", "DIR"), help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.build:
         shape, count, root = args.build
@@ -223,6 +226,19 @@ def main(argv: list[str] | None = None) -> None:
         ratio = f"{slope / reference:.2f}" if reference > 0 else "n/a"
         cells = f"{a[0]:,.0f}, {a[1]:.1f} | {b[0]:,.0f}, {b[1]:.1f}"
         print(f"| {shape} | {name} | {cells} | {slope:.2f} | {ratio} |")
+    if args.json:
+        found = [
+            {
+                "shape": shape,
+                "command": name,
+                "small": {"items": small, "mib": a[0], "seconds": a[1]},
+                "large": {"items": large, "mib": b[0], "seconds": b[1]},
+                "mib_per_1k": slopes[(shape, name)],
+                "reference_mib_per_1k": slopes[(shape, "reference")],
+            }
+            for shape, name, a, b in rows
+        ]
+        args.json.write_text(json.dumps({"imports_mib": floor, "rows": found}, indent=2), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Time jurist's arrays-in metrics against scikit-learn and SciPy on the same NumPy inputs.
 
-Run: ``python benchmarks/metrics_speed.py [--sizes 10000 100000 1000000] [--repeats 5]``.
+Run: ``python benchmarks/metrics_speed.py [--sizes 10000 100000 1000000] [--repeats 5] [--json FILE]``
+(``--json`` also writes the timings to a file, read by ``benchmarks/table.py``).
 
 Each timing is the best of ``--repeats`` runs after one warm-up run. The ratio is
 reference ms / jurist ms: 1 or more means jurist is as fast or faster. The ordinal
@@ -11,8 +12,10 @@ so their time includes building the table; the references take the raw arrays.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -114,10 +117,12 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also write the timings to this JSON file")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     print(f"| {'metric':<24} | {'n':>9} | {'jurist ms':>10} | {'reference ms':>12} | {'ratio':>6} |")
     print(f"|{'-' * 26}|{'-' * 11}:|{'-' * 11}:|{'-' * 13}:|{'-' * 7}:|")
+    found = []
     for n in args.sizes:
         for name, ours, reference in cases(n, rng):
             ours_ms = best_ms(ours, args.repeats)
@@ -127,6 +132,9 @@ def main() -> None:
                 f"| {name:<24} | {n:>9,} | {ours_ms:>10.3f} | {reference_ms:>12.3f} | {ratio:>6.2f} |",
                 flush=True,
             )
+            found.append({"metric": name, "n": n, "jurist_ms": ours_ms, "reference_ms": reference_ms})
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=2), encoding="utf-8")
 
 
 if __name__ == "__main__":

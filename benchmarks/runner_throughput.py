@@ -27,7 +27,10 @@ Every figure is the median of ``--repeat`` rounds; the modes of a round run one 
 other against the same server. Usage:
 
     python benchmarks/runner_throughput.py [--items 2000] [--concurrency 32] [--latency 0.1]
-        [--repeat 3] [--memory] [--workers N] [--ray]
+        [--repeat 3] [--memory] [--workers N] [--ray] [--cli-only] [--json FILE]
+
+``--cli-only`` times only the ``jurist judge`` rows (fresh, cached, resume), e.g. at 20,000
+items; ``--json`` writes the medians for ``benchmarks/table.py``.
 """
 
 from __future__ import annotations
@@ -408,17 +411,19 @@ def one_round(args: argparse.Namespace, root: Path, base: str, data: Path, warmu
         "cache_dir": root / "unused-cache",
     }
     found: dict[str, dict] = {}
-    found["raw-litellm"] = spawn("raw-litellm", **common)
-    found["raw-client"] = spawn("raw-client", **common)
-    found["dspy-batch"] = spawn("dspy-batch", **{**common, "cache_dir": root / "dspy-cache"})
-    for engine in ("auto", "litellm"):
-        cache = root / f"cache-{engine}"
-        found[f"runner-{engine}"] = spawn(
-            "runner", **{**common, "engine": engine, "cache_dir": cache, "out": root / f"run-{engine}"}
+    if not args.cli_only:
+        found["raw-litellm"] = spawn("raw-litellm", **common)
+        found["raw-client"] = spawn("raw-client", **common)
+        found["dspy-batch"] = spawn("dspy-batch", **{**common, "cache_dir": root / "dspy-cache"})
+        for engine in ("auto", "litellm"):
+            cache = root / f"cache-{engine}"
+            found[f"runner-{engine}"] = spawn(
+                "runner", **{**common, "engine": engine, "cache_dir": cache, "out": root / f"run-{engine}"}
+            )
+        found["cached-runner"] = spawn(
+            "runner",
+            **{**common, "engine": "auto", "cache_dir": root / "cache-auto", "out": root / "run-cached"},
         )
-    found["cached-runner"] = spawn(
-        "runner", **{**common, "engine": "auto", "cache_dir": root / "cache-auto", "out": root / "run-cached"}
-    )
     config = write_config(
         root / "judge.yaml",
         base=base,
@@ -433,7 +438,7 @@ def one_round(args: argparse.Namespace, root: Path, base: str, data: Path, warmu
         ("cli-workers", ("--workers", str(args.workers))),
         ("cli-ray", ("--backend", "ray", "--ray-address", args.ray_address or "")),
     ):
-        if mode == "cli-ray" and not args.ray_address:
+        if args.cli_only or (mode == "cli-ray" and not args.ray_address):
             continue
         scaled = write_config(
             root / f"{mode}.yaml",
@@ -443,16 +448,11 @@ def one_round(args: argparse.Namespace, root: Path, base: str, data: Path, warmu
             cache_dir=root / mode,
         )
         found[mode] = cli(data, root / f"{mode}-run", scaled, args.items, extra)
-    for mode in (
-        "runner-auto",
-        "runner-litellm",
-        "cli-auto",
-        *(m for m in ("cli-workers", "cli-ray") if m in found),
-    ):
-        if found[mode].get("cache_hits"):
+    for mode in ("runner-auto", "runner-litellm", "cli-auto", "cli-workers", "cli-ray"):
+        if mode in found and found[mode].get("cache_hits"):
             raise SystemExit(f"{mode} was meant to start with an empty cache: {found[mode]}")
     for mode in ("cached-runner", "cached-cli"):
-        if found[mode].get("calls"):
+        if mode in found and found[mode].get("calls"):
             raise SystemExit(f"{mode} was meant to be answered from the cache: {found[mode]}")
     shutil.rmtree(root, ignore_errors=True)
     return found
@@ -492,27 +492,54 @@ def report(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> None:
         print(f"{label:40} {rate:9.1f} {spread(rounds, mode):>11} {rate / ideal:9.2f} {cpu:12.2f}")
     rate = {mode: median(rounds, mode, "rate") for mode, _ in rows}
     cpu = {mode: median(rounds, mode, "cpu") for mode, _ in rows}
+    rate["ideal"] = ideal
     print("ratios (target in brackets):")
     lines = [
-        ("runner (auto) / raw litellm", rate["runner-auto"] / rate["raw-litellm"], ">= 0.95"),
-        ("runner (auto) / raw client", rate["runner-auto"] / rate["raw-client"], ">= 0.9"),
-        ("runner (auto) / ideal", rate["runner-auto"] / ideal, ""),
-        ("runner (litellm) / raw litellm", rate["runner-litellm"] / rate["raw-litellm"], ">= 0.9"),
-        ("runner (auto) / DSPy Module.batch", rate["runner-auto"] / rate["dspy-batch"], ""),
-        ("CLI (auto) / raw litellm", rate["cli-auto"] / rate["raw-litellm"], ""),
-        (f"CLI {args.workers} workers / CLI 1 process", rate["cli-workers"] / rate["cli-auto"], ""),
+        ("runner (auto) / raw litellm", "runner-auto", "raw-litellm", ">= 0.95"),
+        ("runner (auto) / raw client", "runner-auto", "raw-client", ">= 0.9"),
+        ("runner (auto) / ideal", "runner-auto", "ideal", ""),
+        ("runner (litellm) / raw litellm", "runner-litellm", "raw-litellm", ">= 0.9"),
+        ("runner (auto) / DSPy Module.batch", "runner-auto", "dspy-batch", ""),
+        ("CLI (auto) / raw litellm", "cli-auto", "raw-litellm", ""),
+        ("CLI (auto) / ideal", "cli-auto", "ideal", ""),
+        (f"CLI {args.workers} workers / CLI 1 process", "cli-workers", "cli-auto", ""),
+        ("CLI on Ray / CLI 1 process", "cli-ray", "cli-auto", ""),
     ]
-    if "cli-ray" in rate:
-        lines.append(("CLI on Ray / CLI 1 process", rate["cli-ray"] / rate["cli-auto"], ""))
-    for label, value, target in lines:
-        print(f"  {label:40} {value:6.2f}  {f'[{target}]' if target else ''}")
-    own = cpu["runner-auto"] - cpu["raw-client"]
-    print(f"  {'jurist own CPU per fresh item (ms)':40} {own:6.2f}  [<= 1.5]  (runner auto - raw client)")
-    print(f"  {'cached re-run in-process (items/s)':40} {rate['cached-runner']:6.0f}  [>= 2000]")
+    for label, top, bottom, target in lines:
+        if top in rate and bottom in rate:
+            value = rate[top] / rate[bottom]
+            print(f"  {label:40} {value:6.2f}  {f'[{target}]' if target else ''}")
+    if "runner-auto" in cpu and "raw-client" in cpu:
+        own = cpu["runner-auto"] - cpu["raw-client"]
+        print(f"  {'jurist own CPU per fresh item (ms)':40} {own:6.2f}  [<= 1.5]  (runner auto - raw client)")
+    if "cached-runner" in rate:
+        print(f"  {'cached re-run in-process (items/s)':40} {rate['cached-runner']:6.0f}  [>= 2000]")
 
 
-def memory(args: argparse.Namespace, root: Path, base: str) -> None:
+def figures(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> dict[str, Any]:
+    """The medians of every mode, for ``--json`` (read by ``benchmarks/table.py``)."""
+    return {
+        "items": args.items,
+        "concurrency": args.concurrency,
+        "latency": args.latency,
+        "rounds": len(rounds),
+        "ideal": args.concurrency / args.latency,
+        "modes": {
+            mode: {
+                "rate": median(rounds, mode, "rate"),
+                "cpu_ms": median(rounds, mode, "cpu"),
+                "range": spread(rounds, mode),
+            }
+            for mode, _ in ROWS
+            if mode in rounds[0]
+        },
+    }
+
+
+def memory(args: argparse.Namespace, root: Path, base: str) -> dict[int, float]:
+    """Peak memory (MB) of the in-process runner at N/2 and 2N items."""
     small, large = args.items // 2, args.items * 2
+    peaks = {}
     print("peak memory of the in-process runner (max RSS, default engine):")
     for count in (small, large):
         path = root / f"mem-{count}.jsonl"
@@ -528,6 +555,8 @@ def memory(args: argparse.Namespace, root: Path, base: str) -> None:
             warmup=root / "warmup.jsonl",
         )
         print(f"  {count:6d} items: {result['max_rss_mb']:.0f} MB")
+        peaks[count] = result["max_rss_mb"]
+    return peaks
 
 
 def main() -> None:
@@ -543,6 +572,10 @@ def main() -> None:
     parser.add_argument(
         "--ray", action="store_true", help="also judge on a Ray instance started on 127.0.0.1"
     )
+    parser.add_argument(
+        "--cli-only", action="store_true", help="only the jurist judge rows (fresh, cached, resume)"
+    )
+    parser.add_argument("--json", type=Path, help="also write the medians to this JSON file")
     parser.add_argument("--ray-address", help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=sorted(WORKERS))
     parser.add_argument("--engine", default="auto")
@@ -571,8 +604,11 @@ def main() -> None:
         try:
             rounds = [one_round(args, root / f"round-{n}", base, data, warmup) for n in range(args.repeat)]
             report(args, rounds)
+            found = figures(args, rounds)
             if args.memory:
-                memory(args, root, base)
+                found["memory_mb"] = memory(args, root, base)
+            if args.json:
+                args.json.write_text(json.dumps(found, indent=2), encoding="utf-8")
         finally:
             server.terminate()
             server.wait(timeout=10)

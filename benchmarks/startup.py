@@ -12,12 +12,15 @@ The ``gate`` row scores the trace sample of the repository's tests (``tests/data
 ``jurist tasks`` loads every built-in task (their modules import DSPy); it has no target.
 
 Usage:
-    python benchmarks/startup.py [--repeat 10]
+    python benchmarks/startup.py [--repeat 10] [--json FILE]
+
+``--json`` also writes the figures to a file (read by ``benchmarks/table.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -61,6 +64,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--repeat", type=int, default=10, help="Runs of each command (default 10).")
+    parser.add_argument("--json", type=Path, help="Also write the figures to this JSON file.")
     args = parser.parse_args()
     jurist = _jurist()
     gate = [str(GATES / "qaset.json"), str(GATES / "trace.sample.jsonl")]
@@ -77,6 +81,7 @@ def main() -> None:
     print(f"{args.repeat} runs each, fresh process; targets {TARGET_SECONDS} s and {TARGET_MB:.0f} MB\n")
     print("| command | median s | fastest s | peak RSS MB | within target |")
     print("|---|---|---|---|---|")
+    found: dict[str, dict[str, object]] = {}
     for label, command, targeted in rows:
         measure(command)  # writes the bytecode caches; not counted
         runs = [measure(command) for _ in range(args.repeat)]
@@ -87,6 +92,9 @@ def main() -> None:
             ("yes" if seconds <= TARGET_SECONDS and megabytes <= TARGET_MB else "no") if targeted else "-"
         )
         print(f"| `{label}` | {seconds:.3f} | {fastest:.3f} | {megabytes:.1f} | {verdict} |")
+        found[label] = {"seconds": seconds, "fastest": fastest, "mb": megabytes, "targeted": targeted}
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=2), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,46 @@ def _without_timing(value: Any) -> Any:
     return value
 
 
+def recorded_results(run_dir: Path) -> list[dict[str, Any]]:
+    """Every result a run's store holds, in dataset order, without timing fields (for runs
+    whose task writes no ``results.jsonl``)."""
+    from jurist.runner import iter_run_results
+
+    return [_without_timing(result.model_dump(mode="json")) for result in iter_run_results(run_dir)]
+
+
+def longer_wins(body: dict[str, Any]) -> str:
+    """A pairwise judge on the loopback server: the longer response wins (so both orders agree);
+    a pair with ``UNSURE`` in it gets a choice that is no option (a failed item)."""
+    from support import prompt_sections
+
+    sections = prompt_sections(body)
+    first, second = sections.get("response_1", ""), sections.get("response_2", "")
+    if "UNSURE" in first + second:
+        return "[[ ## choice ## ]]\nZ\n\n[[ ## reason ## ]]\nI cannot tell.\n\n[[ ## completed ## ]]"
+    choice = "A" if len(first) >= len(second) else "B"
+    return f"[[ ## choice ## ]]\n{choice}\n\n[[ ## reason ## ]]\nIt is longer.\n\n[[ ## completed ## ]]"
+
+
+def write_pairs(path: Path, count: int) -> Path:
+    """A pairs file of ``count`` pairs with gold labels; every fifth pair cannot be judged."""
+    rows = []
+    for n in range(count):
+        short, long = f"Answer {n}.", f"Answer {n}, with the reasons why it holds."
+        first, second = (long, short) if n % 2 else (short, long)
+        rows.append(
+            {
+                "id": f"p{n}",
+                "question": f"Question {n}?",
+                "response_1": ("UNSURE " if n % 5 == 4 else "") + first,
+                "response_2": second,
+                "label": 1 if n % 2 else 2,
+            }
+        )
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
 def recorded(run_dir: Path) -> int:
     """Items committed to a run's ``results.sqlite`` so far (0 while it does not exist yet)."""
     db = run_dir / "results.sqlite"

@@ -100,3 +100,20 @@ def loopback_config(base_url: str, cache_dir: Path, *, model: str = "openai/loop
         retry_max_wait=0.2,
         timeout=5,
     )
+
+
+CLAIMS_TASK = """\
+name: claim-checker
+instructions: Say whether the claim is true.
+inputs: [claim]
+output:
+  kind: bool
+  reasoning: false
+gold: gold
+"""
+"""A YAML task judging one boolean per claim (tests of juries, costs and calibration)."""
+
+
+def true_verdict(body: dict[str, Any]) -> str:
+    """A loopback responder for :data:`CLAIMS_TASK` that says every claim is true."""
+    return "[[ ## verdict ## ]]\ntrue\n\n[[ ## completed ## ]]"

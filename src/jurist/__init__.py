@@ -11,6 +11,7 @@ The public API, one import away (loaded on first use, so ``import jurist`` stays
     result = jurist.optimize(task, "train.jsonl", "dev.jsonl", "judge.yaml", out="judge.json")
     messages = jurist.prompt(task, "data.jsonl", "judge.yaml", row=0)
     plan = jurist.estimate(task, "data.jsonl", "judge.yaml", out="runs/a")  # dry run: tokens, cost
+    plan = jurist.estimate_calibration(task, ["gold.jsonl"], ["a.yaml"], out="calibration")
 
 A task is a :class:`jurist.Task` (``jurist/tasks/_contract.py`` says what one must provide);
 register your own with :func:`jurist.register_task` or the ``jurist.tasks`` entry-point
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
         Task,
         calibrate,
         estimate,
+        estimate_calibration,
         get_task,
         judge,
         optimize,
@@ -56,6 +58,7 @@ __all__ = [
     "Task",
     "calibrate",
     "estimate",
+    "estimate_calibration",
     "get_task",
     "judge",
     "judge_heritage",

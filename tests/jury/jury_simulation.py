@@ -18,17 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from support import prompt_sections, write_jsonl
+from support import CLAIMS_TASK, prompt_sections, write_jsonl
 
-BOOL_TASK = """\
-name: claim-checker
-instructions: Say whether the claim is true.
-inputs: [claim]
-output:
-  kind: bool
-  reasoning: false
-gold: gold
-"""
+BOOL_TASK = CLAIMS_TASK
 
 SCORE_TASK = """\
 name: answer-grader

@@ -133,7 +133,7 @@ def test_cli_exits_7_with_the_spend_and_how_to_resume(priced_server, tmp_path, c
 
 def test_budget_counts_cached_and_failed_items_and_unknown_costs():
     budget = Budget(CostLimit(limit=0.01))
-    budget.start(0.004)
+    budget.start(Path("run"), 0.004)
     budget.add(ItemResult(id="a", status="ok", usage=Usage(calls=1, cost=0.002)))
     budget.add(ItemResult(id="b", status="ok", usage=Usage(cache_hits=1)))
     budget.add(ItemResult(id="c", status="failed", usage=Usage(calls=2)))

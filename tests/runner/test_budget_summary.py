@@ -11,21 +11,15 @@ import yaml
 
 from jurist.report.usage import usage_lines, usage_text
 from jurist.testing import OpenAICompatibleServer
-from support import loopback_config, ragbench_answer, ragbench_rows, run_cli, write_jsonl
-
-CLAIMS_TASK = """\
-name: claim-checker
-instructions: Say whether the claim is true.
-inputs: [claim]
-output:
-  kind: bool
-  reasoning: false
-gold: gold
-"""
-
-
-def _verdict(body: dict) -> str:
-    return "[[ ## verdict ## ]]\ntrue\n\n[[ ## completed ## ]]"
+from support import (
+    CLAIMS_TASK,
+    loopback_config,
+    ragbench_answer,
+    ragbench_rows,
+    run_cli,
+    true_verdict,
+    write_jsonl,
+)
 
 
 def test_a_single_run_prints_its_tokens_and_cost(tmp_path, capsys):
@@ -48,7 +42,7 @@ def test_a_jury_reports_each_jurors_tokens_and_cost_and_the_total(tmp_path, caps
     task.write_text(textwrap.dedent(CLAIMS_TASK), encoding="utf-8")
     rows = [{"id": f"c{i}", "claim": f"Claim number {i}.", "gold": True} for i in range(6)]
     data = write_jsonl(tmp_path / "claims.jsonl", rows)
-    with OpenAICompatibleServer(_verdict) as priced, OpenAICompatibleServer(_verdict) as unpriced:
+    with OpenAICompatibleServer(true_verdict) as priced, OpenAICompatibleServer(true_verdict) as unpriced:
         jurors = [("mini", "openai/gpt-4o-mini", priced), ("local", "openai/loopback-judge", unpriced)]
         lines = [
             "    - {"

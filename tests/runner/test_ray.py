@@ -14,7 +14,16 @@ import psutil
 import pytest
 
 import jurist
-from scale_support import exports, judge_command, recorded, start, wait_for, without_usage
+from scale_support import (
+    exports,
+    judge_command,
+    longer_wins,
+    recorded,
+    start,
+    wait_for,
+    without_usage,
+    write_pairs,
+)
 from support import loopback_config, ragbench_answer, ragbench_rows, write_jsonl
 
 pytestmark = pytest.mark.slow
@@ -77,6 +86,23 @@ def test_ray_workers_and_one_process_give_the_same_results(cluster, tmp_path):
     one = exports(tmp_path / "one")
     assert exports(tmp_path / "workers") == one
     assert exports(tmp_path / "ray") == one
+
+
+def test_a_task_with_its_own_judging_code_judges_on_ray_as_in_one_process(cluster, tmp_path, capfd):
+    from jurist.testing import OpenAICompatibleServer
+
+    # pairwise judges through its own code (both orders of each pair), with its own recipe.
+    pairs = write_pairs(tmp_path / "pairs.jsonl", 10)
+    requests = {}
+    with OpenAICompatibleServer(longer_wins) as srv:
+        for name, backend in (("one", "local"), ("ray", "ray")):
+            srv.reset_count()
+            config = loopback_config(srv.base_url, tmp_path / f"cache-{name}")
+            jurist.judge("pairwise", pairs, config, out=tmp_path / name, progress=False, backend=backend)
+            requests[name] = srv.requests
+    assert requests["ray"] == requests["one"] >= 20
+    assert exports(tmp_path / "ray") == exports(tmp_path / "one")
+    assert "judged in this one" not in capfd.readouterr().err
 
 
 def test_a_killed_ray_worker_is_retried_and_nothing_finished_is_asked_again(cluster, tmp_path):

@@ -70,6 +70,21 @@ def calibrate_command(
             help="A cascade's target agreement with gold (default: its file's target_agreement).",
         ),
     ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            metavar="USD",
+            help="Stop (exit 7, resumable) once all judges together have spent this many dollars.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print items, cached items, tokens and cost per judge and gold file; call, write nothing.",
+        ),
+    ] = False,
     mlflow: MlflowOpt = None,
     mlflow_uri: MlflowUriOpt = None,
     mlflow_experiment: MlflowExperimentOpt = None,
@@ -78,10 +93,12 @@ def calibrate_command(
     """Run judges on gold data; print a leaderboard (agreement, bias, cost). Exit 1 if a gate fails.
 
     jurist calibrate TASK --gold FILE --config A --config B [task options]
+
+    --max-cost and --dry-run work as for `jurist judge`, over every judge and gold file (docs/costs.md).
     """
     from jurist.jury import CascadeSpec, JurySpec, choice_lines, weighted_copy_path, write_weights
     from jurist.report.calibrate import CalibrationThresholds, calibration_csv, calibration_markdown
-    from jurist.tasks import calibrate, judge_specs
+    from jurist.tasks import calibrate, estimate_calibration, judge_specs
     from jurist.tracking import Tracking
 
     task, _, values = task_and_arguments(arguments, (), "calibrate")
@@ -106,6 +123,10 @@ def calibrate_command(
         raise typer.BadParameter(
             "--target-agreement needs a cascade file among --config", param_hint="--target-agreement"
         )
+    if dry_run:
+        for line in estimate_calibration(task, list(gold), specs, out=out, options=values).lines():
+            typer.echo(line)
+        return
     tracking = Tracking.from_options(
         enabled=mlflow,
         tracking_uri=mlflow_uri,
@@ -123,6 +144,7 @@ def calibrate_command(
         seed=seed,
         progress=progress,
         target_agreement=target_agreement,
+        max_cost=max_cost,
     )
     typer.echo(calibration_markdown(result) if output_format == "markdown" else calibration_csv(result))
     typer.echo(f"written to {out}", err=True)

@@ -694,6 +694,11 @@ def repeat_salt(index: int) -> Iterator[None]:
         _repeat.reset(token)
 
 
+def current_repeat() -> int:
+    """The repeat LMs built now answer as (set by :func:`repeat_salt`; 1 outside it)."""
+    return _repeat.get()
+
+
 _KEY_VARIABLES = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",

@@ -30,6 +30,7 @@ from jurist.tasks.calibration_rows import JudgeSpec, dataset_name, judge_run_dir
 __all__ = [
     "JurySpec",
     "calibration_rows",
+    "juror_specs",
     "jury_spec",
     "log_odds_weight",
     "weighted_copy_path",
@@ -56,7 +57,9 @@ def jury_spec(path: str | Path, name: str | None = None) -> JurySpec:
     return JurySpec(name or jury.name, stand_in, jury)
 
 
-def _juror_specs(spec: JurySpec) -> dict[str, JudgeSpec]:
+def juror_specs(spec: JurySpec) -> dict[str, JudgeSpec]:
+    """Each juror of a calibrated jury as a judge of its own (``JURY/JUROR``), by juror name: its
+    run on a gold file is the one the jury's row votes over."""
     return {juror.name: JudgeSpec(f"{spec.name}/{juror.name}", juror.config) for juror in spec.jury.jurors}
 
 
@@ -68,7 +71,7 @@ def calibration_rows(
     Raises:
         ConfigError: The task cannot have a jury (see :func:`jurist.jury.run.check_task`).
     """
-    jurors = _juror_specs(spec)
+    jurors = juror_specs(spec)
     options = settings.get("options") or task.options()
     check_task(task, options, jury_panel(spec.jury))
     home = judge_run_dir(out, spec)
@@ -110,7 +113,7 @@ def write_weights(spec: JurySpec, leaderboard: pd.DataFrame, target: str | Path)
         ConfigError: A juror has no accuracy on gold, or no juror is better than a coin.
     """
     weights: dict[str, float] = {}
-    for name, juror in _juror_specs(spec).items():
+    for name, juror in juror_specs(spec).items():
         rows = leaderboard[leaderboard["judge"] == juror.name]
         known = rows[rows["accuracy"].notna() & (rows["items"] > 0)]
         if known.empty:

@@ -30,7 +30,7 @@ from jurist.judges.config import JudgeConfig
 from jurist.jury.calibrate import JurySpec
 from jurist.jury.calibrate import calibration_rows as jury_rows
 from jurist.jury.cascade_build import build_cascade_run
-from jurist.jury.cascade_config import Cascade, load_cascade, write_calibrated_copy
+from jurist.jury.cascade_config import Cascade, Stage, load_cascade, write_calibrated_copy
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.cascade_run import check_cascade
 from jurist.jury.task_variants import judging_by
@@ -39,7 +39,15 @@ from jurist.schemas import Usage
 from jurist.tasks._contract import JudgeRun, Task
 from jurist.tasks.calibration_rows import JudgeSpec, dataset_name, judge_run_dir
 
-__all__ = ["GRID_LIMIT", "CascadeSpec", "Choice", "calibrated_copy_path", "calibration_rows", "cascade_spec"]
+__all__ = [
+    "GRID_LIMIT",
+    "CascadeSpec",
+    "Choice",
+    "calibrated_copy_path",
+    "calibration_rows",
+    "cascade_spec",
+    "stage_spec",
+]
 
 GRID_LIMIT = 100_000
 """Most threshold combinations tried; above it each stage's candidates are thinned evenly by rank."""
@@ -62,6 +70,15 @@ def cascade_spec(path: str | Path, name: str | None = None) -> CascadeSpec:
 def _stand_in(cascade: Cascade, path: str | Path | None) -> JudgeConfig:
     tracking = next((s.config.mlflow for s in cascade.stages if s.config and s.config.mlflow), None)
     return JudgeConfig(model=f"cascade/{cascade.fingerprint()}", mlflow=tracking).with_source(path)
+
+
+def stage_spec(spec: CascadeSpec, stage: Stage) -> JudgeSpec:
+    """A stage of a cascade as a calibration judge (``CASCADE/STAGE``): a :class:`JurySpec` for
+    a jury stage, else its judge config."""
+    name = f"{spec.name}/{stage.name}"
+    if stage.jury is not None:
+        return JurySpec(name, JudgeConfig(model=f"jury/{stage.jury.fingerprint()}"), stage.jury)
+    return JudgeSpec(name, stage.judge_config)
 
 
 def calibrated_copy_path(spec: JudgeSpec, out: str | Path) -> Path:
@@ -306,15 +323,12 @@ def calibration_rows(
         file, dataset = resolve_input(path), dataset_name(path)
         records: dict[str, StageRecord] = {}
         for stage in cascade.stages:
-            name = f"{spec.name}/{stage.name}"
-            if stage.jury is not None:
-                panel = JurySpec(name, JudgeConfig(model=f"jury/{stage.jury.fingerprint()}"), stage.jury)
-                rows += jury_rows(task, path, panel, out, settings, progress)
-                run_dir = judge_run_dir(out, panel) / dataset
+            judge = stage_spec(spec, stage)
+            if isinstance(judge, JurySpec):
+                rows += jury_rows(task, path, judge, out, settings, progress)
             else:
-                judge = JudgeSpec(name, stage.judge_config)
                 rows.append(task.calibration_row(path, judge, out, settings, progress))
-                run_dir = judge_run_dir(out, judge) / dataset
+            run_dir = judge_run_dir(out, judge) / dataset
             records[stage.name] = stage_record(run_dir, task.score(run_dir, options, gold=file).items)
         ids = [item.id for item in task.items(task.read(file, options), options)]
         files.append((file, ids, records))

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from jurist.judges.judge import JudgeFailure, Judgment
 from jurist.report.figures import Figure
 from jurist.report.review import Review
-from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, iter_run_results, run_items
+from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, Scale, iter_run_results, run_items
 from jurist.schemas import ItemResult, LMCall, Usage
 from jurist.tasks._contract import Scores, Task, atomic_write_text, json_ready
 from jurist.tasks._results import strict_json, write_exports
@@ -177,6 +177,7 @@ def record_items(
         concurrency=32,
         retry_failed=True,
         progress=False,
+        scale=Scale(),  # read from the recorded runs in this process: nothing to spread
     )
     _refresh(out, judge)
     return task.score(out, options, gold=path, write=False)

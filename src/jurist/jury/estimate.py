@@ -4,6 +4,10 @@ Each juror (each repeat of a juror asked several times) and each stage is one
 :class:`~jurist.tasks._estimate.JudgeTarget`, with the run directory its run would use. A
 cascade's first stage judges every item; later stages are marked ``upper bound``, since
 they judge only the items the stages before send on, which cannot be known before.
+
+In ``calibrate`` a jury or cascade is judged through its single judges
+(:func:`calibration_judges`): every juror and every stage on every gold item; the jury's
+votes and the cascade's paths are derived from their runs and call nothing.
 """
 
 from __future__ import annotations
@@ -13,14 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from jurist.errors import ConfigError
+from jurist.jury.calibrate import JurySpec, juror_specs
+from jurist.jury.cascade_calibrate import CascadeSpec, stage_spec
 from jurist.jury.cascade_config import is_cascade_file, load_cascade
 from jurist.jury.cascade_run import STAGES, default_cascade_dir
 from jurist.jury.panel import Panel, jury_panel, panel_of, repeats_panel
 from jurist.jury.run import default_panel_dir
 from jurist.tasks._contract import Task
 from jurist.tasks._estimate import JudgeTarget, Scope
+from jurist.tasks.calibration_rows import JudgeSpec
 
-__all__ = ["estimate_targets"]
+__all__ = ["calibration_judges", "estimate_targets"]
 
 
 def _panel_targets(panel: Panel, out: Path, scope: Scope, prefix: str = "") -> Iterator[JudgeTarget]:
@@ -72,3 +79,15 @@ def estimate_targets(
         raise ConfigError("give a jury file, a cascade file or --repeats 2 or more", field="config")
     target = Path(out) if out is not None else default_panel_dir(task, data, panel)
     return list(_panel_targets(panel, target, "exact"))
+
+
+def calibration_judges(spec: JudgeSpec) -> list[JudgeSpec]:
+    """The single judges ``calibrate`` runs for ``spec``: a jury's jurors (``JURY/JUROR``), a
+    cascade's stages (``CASCADE/STAGE``, a jury stage's jurors), or the judge itself."""
+    if isinstance(spec, CascadeSpec):
+        return [
+            judge for stage in spec.cascade.stages for judge in calibration_judges(stage_spec(spec, stage))
+        ]
+    if isinstance(spec, JurySpec):
+        return list(juror_specs(spec).values())
+    return [spec]

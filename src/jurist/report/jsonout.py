@@ -16,6 +16,9 @@ __all__ = ["dumps", "json_ready"]
 
 def json_ready(value: Any) -> Any:
     """``value`` with NaN/inf as ``None`` and numpy scalars as Python numbers (strict JSON)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:  # most leaves: as they are
+        return value
     if isinstance(value, dict):
         return {str(k): json_ready(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -5,7 +5,10 @@ for a block of code with :func:`spending_limit`; every run judged inside it shar
 jury's jurors, a cascade's stages). What counts:
 
 - the cost already recorded in each run directory the block judges into (so the same
-  command run again with the same limit starts nothing new, and a higher limit resumes);
+  command run again with the same limit starts nothing new, and a higher limit resumes),
+  counted once per directory: a directory opened again under the same limit (``calibrate``
+  reads a juror's run back for its own leaderboard row) adds nothing more, since what it
+  spent since was counted as it was spent;
 - the cost of every item finished in this call, as the provider's token counts priced by
   the model's entry in the price table. Answers served from the response cache cost 0:
   they were paid for when they were first asked.
@@ -17,7 +20,8 @@ known while they run, so a run stops within one batch of the limit: at most
 ``concurrency`` items are started after the spend that reaches it.
 
 A limit needs prices: a model the price table does not know is refused before anything is
-judged (:func:`check_priced`), since its spend could not be measured.
+judged (:func:`check_priced`; :func:`check_priced_configs` for every judge of a command
+before the first is run), since its spend could not be measured.
 
 The limit is per process. A run spread over several worker processes must record results
 in the process that holds the limit (the engine's own bookkeeping) for it to apply.
@@ -26,17 +30,19 @@ in the process that holds the limit (the engine's own bookkeeping) for it to app
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from jurist.errors import ConfigError, CostLimitReached
+from jurist.judges.config import JudgeConfig
 from jurist.judges.pricing import token_price
 from jurist.schemas import ItemResult
 
-__all__ = ["Budget", "CostLimit", "active_limit", "check_priced", "spending_limit"]
+__all__ = ["Budget", "CostLimit", "active_limit", "check_priced", "check_priced_configs", "spending_limit"]
 
 
 @dataclass
@@ -47,10 +53,12 @@ class CostLimit:
         limit: The most that may be spent, in dollars.
         spent: Dollars spent so far by the runs under the limit (what they had recorded
             when they started, plus what they spent since).
+        opened: The run directories whose recorded cost is counted in ``spent``.
     """
 
     limit: float
     spent: float = 0.0
+    opened: set[Path] = field(default_factory=set)
 
     @property
     def reached(self) -> bool:
@@ -97,14 +105,27 @@ def check_priced(judge: Any) -> None:
         ConfigError: The judge's model is not in the price table.
     """
     lm = getattr(judge, "lm", None)
-    if lm is None:
-        return
-    if token_price(lm) is None:
+    if lm is not None and token_price(lm) is None:
         raise ConfigError(
             f"no price for model {lm.model!r} in the price table, so a cost limit cannot be kept; "
             "judge without --max-cost (max_cost=), or use a model with a known price",
             field="max_cost",
         )
+
+
+def check_priced_configs(configs: Iterable[JudgeConfig]) -> None:
+    """:func:`check_priced` for the judges of ``configs``, before any is built or run (a command
+    that judges with several, such as ``calibrate``, refuses a limit before it spends anything).
+
+    Raises:
+        ConfigError: A config's model is not in the price table.
+    """
+    from jurist.judges.lm import build_lm
+
+    for config in configs:
+        if not config.is_baseline:  # no key needed, no cache touched: only the price is read
+            offline = config.model_copy(update={"api_key_env": None, "cache": False})
+            check_priced(SimpleNamespace(lm=build_lm(offline)))
 
 
 def _money(value: float) -> str:
@@ -129,10 +150,15 @@ class Budget:
     spent: float = 0.0
     unpriced: int = 0
 
-    def start(self, recorded_cost: float | None) -> None:
-        """Count the cost a run directory had recorded before this call against the limit."""
-        if self.limit is not None and recorded_cost:
-            self.limit.spent += recorded_cost
+    def start(self, run_dir: Path, recorded_cost: float | None) -> None:
+        """Count the cost ``run_dir`` had recorded before this call against the limit (once per
+        directory under one limit: a second opening's recorded cost was counted as it was spent)."""
+        if self.limit is None:
+            return
+        key = run_dir.resolve()
+        if key not in self.limit.opened:
+            self.limit.opened.add(key)
+            self.limit.spent += recorded_cost or 0.0
 
     def add(self, result: ItemResult) -> None:
         """Count one finished item: its status, whether the cache answered it, its cost."""

@@ -57,6 +57,7 @@ from jurist.redaction import redact
 from jurist.runner.blocking import call_blocking
 from jurist.runner.budget import Budget, active_limit, check_priced
 from jurist.runner.lock import run_lock
+from jurist.runner.plan import capture, planning_active
 from jurist.runner.scale import JudgeRecipe, Scale, current_scale, worker_count
 from jurist.runner.store import RESULTS_DB, ResultStore, ResultWriter
 from jurist.runner.tally import Item, RunSummary, Tally, judge_one, pending, to_judge
@@ -322,8 +323,12 @@ def run_items(
             ``stopped_by`` says so), and the same call with a higher limit resumes.
         KeyboardInterrupt: Interrupted; finished items are kept, the manifest's status is
             ``"interrupted"``, and the same call resumes.
+        Planned: Inside :func:`jurist.runner.plan.planning` (a dry run): nothing was judged,
+            read or written; it holds what would have been judged.
     """
     run_path = Path(run_dir)
+    if planning_active():  # a dry run: hand over what would be judged, judge and write nothing
+        capture(items, judge, run_path, retry_failed=retry_failed)
     chosen = _scale_for(scale, recipe, task)
     with run_lock(run_path):
         return _run_locked(
@@ -396,7 +401,7 @@ def _run_locked(
             try:
                 tally = Tally(summary, bar, Budget(limit))
                 if limit is not None:
-                    tally.budget.start(store.total_usage().cost)
+                    tally.budget.start(run_path, store.total_usage().cost)
                 with _long_lived_objects_frozen():
                     _judge_all(
                         items,

@@ -11,6 +11,8 @@ A second process that finds the lock held gets :class:`jurist.errors.RunLockedEr
 process the lock is re-entrant for the thread that holds it, so a command may hold it
 around the whole judge-then-export sequence while :func:`jurist.runner.run_items` takes it
 again inside.
+
+Inside :func:`jurist.runner.plan.planning` (a dry run) it creates and locks nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from jurist.errors import RunDirectoryError, RunLockedError
+from jurist.runner.plan import planning_active
 
 LOCK_FILE = ".jurist.lock"
 """The lock file inside a run directory (empty; it stays after release, which is harmless)."""
@@ -80,6 +83,9 @@ def run_lock(run_dir: str | Path) -> Iterator[Path]:
     path = Path(run_dir)
     if path.exists() and not path.is_dir():
         raise RunDirectoryError(f"{path} is a file, not a run directory; give --out a directory")
+    if planning_active():  # a dry run writes nothing: the runner stops before judging
+        yield path
+        return
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -7,9 +7,10 @@ task's judging code needs no argument for it; :func:`jurist.runner.run_items` re
 
 A judge cannot be sent to another process (a DSPy LM holds thread locks), so a run that
 leaves this process also gets a :class:`JudgeRecipe`: the function that built the judge
-and the config it was built from, both picklable (``cloudpickle``). Each process rebuilds
-the judge from it, with its share of the config's rate limits, and the runner refuses to
-go on unless the rebuilt judge's fingerprint equals the driver's.
+and the config it was built from, both picklable (``cloudpickle``), and the repeat the judge
+answers as (a jury's repeated member). Each process rebuilds the judge from it, with its
+share of the config's rate limits, and the runner refuses to go on unless the rebuilt
+judge's fingerprint equals the driver's.
 
 What scaling never changes: answers, the cache, fingerprints, what a run directory holds,
 its order (by dataset position), and every figure computed from it.
@@ -21,12 +22,13 @@ import contextvars
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
+from jurist.judges.lm import current_repeat, repeat_salt
 
 Backend = Literal["local", "ray"]
 
@@ -149,10 +151,15 @@ class JudgeRecipe:
         make: Builds the judge from a config (e.g. ``functools.partial(task.make_judge,
             options=options)``); it must be picklable by ``cloudpickle``.
         config: The config the driver's judge was built from.
+        repeat: The repeat of its config the driver's judge answers as (a jury member asked
+            several times; :func:`~jurist.judges.lm.repeat_salt`): by default the one in force
+            where the recipe is made. It salts the cache keys, not the fingerprint, so each
+            process builds its judge under the same repeat.
     """
 
     make: Callable[[JudgeConfig], Judge]
     config: JudgeConfig
+    repeat: int = field(default_factory=current_repeat)
 
     def share(self, processes: int) -> JudgeConfig:
         """The config one of ``processes`` processes builds its judge with: the same, except
@@ -165,8 +172,10 @@ class JudgeRecipe:
         return self.config.model_copy(update=update) if update else self.config
 
     def build(self, processes: int = 1) -> Judge:
-        """The judge, built with one process's share of the config (see :meth:`share`)."""
-        return self.make(self.share(processes))
+        """The judge, built with one process's share of the config (see :meth:`share`) and
+        as the driver's repeat."""
+        with repeat_salt(self.repeat):
+            return self.make(self.share(processes))
 
 
 def check_fingerprint(rebuilt: str, expected: str, where: str) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from jurist.tasks._calibration_estimate import estimate_calibration
     from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
     from jurist.tasks._estimate import Estimate
     from jurist.tasks._registry import (
@@ -38,6 +39,7 @@ __all__ = [
     "Estimate",
     "calibrate",
     "estimate",
+    "estimate_calibration",
     "get_adapter",
     "get_task",
     "judge",

@@ -36,7 +36,15 @@ from pydantic import BaseModel
 
 from jurist.judges.config import JudgeConfig
 
-__all__ = ["Estimate", "JudgeTarget", "Scope", "estimate_judges"]
+__all__ = [
+    "Estimate",
+    "JudgeTarget",
+    "Scope",
+    "estimate_judges",
+    "estimate_of",
+    "judge_row",
+    "offline_config",
+]
 
 Scope = Literal["exact", "upper bound"]
 """How a judge's estimate holds: for every item it would judge, or as an upper bound."""
@@ -103,7 +111,9 @@ class Estimate:
     def lines(self) -> list[str]:
         """The estimate as ``jurist judge --dry-run`` prints it."""
         rows = self.table.to_dict(orient="records")
+        lead = ["dataset"] if "dataset" in self.table.columns else []  # calibrate: judge × gold file
         header = [
+            *lead,
             "judge",
             "model",
             "to judge",
@@ -116,6 +126,7 @@ class Estimate:
         ]
         cells = [
             [
+                *(str(row[column]) for column in lead),
                 str(row["judge"]) + (" (upper bound)" if row["scope"] != "exact" else ""),
                 str(row["model"]),
                 f"{row['to_judge']:,}",
@@ -131,6 +142,7 @@ class Estimate:
         if len(rows) > 1:
             cells.append(
                 [
+                    *("" for _ in lead),
                     "total",
                     "",
                     f"{sum(row['to_judge'] for row in rows):,}",
@@ -145,7 +157,7 @@ class Estimate:
         widths = [max(len(line[i]) for line in [header, *cells]) for i in range(len(header))]
         table = [
             "  ".join(
-                text.ljust(width) if i < 2 else text.rjust(width)
+                text.ljust(width) if i < 2 + len(lead) else text.rjust(width)
                 for i, (text, width) in enumerate(zip(line, widths, strict=True))
             ).rstrip()
             for line in [header, *cells]
@@ -222,37 +234,51 @@ def _describe_tokenizer(tokenizer: Any) -> str:
     )
 
 
+def offline_config(config: JudgeConfig) -> JudgeConfig:
+    """``config`` for a judge that only counts: no API key needed, and a response cache that
+    does not exist is not used (so it is not created). Its fingerprint is ``config``'s."""
+    update: dict[str, Any] = {"api_key_env": None}
+    if config.cache and not Path(config.cache_dir).expanduser().is_dir():
+        update["cache"] = False
+    return config.model_copy(update=update)
+
+
 def _judge_row(
     task: Any, dataset: Any, target: JudgeTarget, options: BaseModel, retry_failed: bool
 ) -> dict[str, Any]:
+    from jurist.judges.lm import repeat_salt
+
+    with repeat_salt(target.repeat):
+        judge = task.make_judge(offline_config(target.config), options)
+    items = list(task.items(dataset, options))
+    return judge_row(target.name, target.scope, judge, items, target.run_dir, retry_failed)
+
+
+def judge_row(
+    name: str, scope: Scope, judge: Any, items: list[Any], run_dir: Path, retry_failed: bool
+) -> dict[str, Any]:
+    """One row of :data:`COLUMNS`: what ``judge`` would do for ``items`` judged into ``run_dir``
+    (its recorded items skipped), counted without calling anything (see the module)."""
     from jurist.judges.estimate import first_calls, output_fields
     from jurist.judges.judge import LLMJudge
-    from jurist.judges.lm import repeat_salt
     from jurist.judges.pricing import token_price
     from jurist.judges.tokens import tokenizer_for
     from jurist.runner.blocking import call_blocking
 
-    # Nothing is sent: no key is needed; a cache that does not exist holds nothing (and is not made).
-    update: dict[str, Any] = {"api_key_env": None}
-    if target.config.cache and not Path(target.config.cache_dir).expanduser().is_dir():
-        update["cache"] = False
-    with repeat_salt(target.repeat):
-        judge = task.make_judge(target.config.model_copy(update=update), options)
-    recorded = _recorded(target.run_dir)
+    recorded = _recorded(run_dir)
     statuses = recorded.statuses
-    items = list(task.items(dataset, options))
     pending = [
         item
         for item in items
         if not (statuses.get(item.id) == "ok" or (statuses.get(item.id) == "failed" and not retry_failed))
     ]
     row: dict[str, Any] = {
-        "judge": target.name,
-        "scope": target.scope,
+        "judge": name,
+        "scope": scope,
         "items": len(items),
         "recorded": len(items) - len(pending),
         "to_judge": len(pending),
-        "run_dir": str(target.run_dir),
+        "run_dir": str(run_dir),
     }
     if not isinstance(judge, LLMJudge):
         return {
@@ -333,7 +359,14 @@ def estimate_judges(
 
     dataset = task.read(resolve_input(data), options)
     rows = [_judge_row(task, dataset, target, options, retry_failed) for target in targets]
-    table = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    return estimate_of(task.name, str(data), rows)
+
+
+def estimate_of(task: str, data: str, rows: list[dict[str, Any]]) -> Estimate:
+    """The :class:`Estimate` of ``rows`` (from :func:`judge_row`; with a ``dataset`` key each,
+    one per judge and gold file, as ``calibrate`` judges them), with its notes."""
+    columns = (["dataset"] if rows and "dataset" in rows[0] else []) + COLUMNS
+    table = pd.DataFrame(rows).reindex(columns=columns)
     notes = ["* estimates: completion tokens and cost; prompt tokens are counted from the exact messages."]
     for row in rows:
         notes.append(
@@ -344,4 +377,4 @@ def estimate_judges(
     if any(row["scope"] != "exact" for row in rows):
         notes.append("upper bound: a later cascade stage judges only the items the stages before send on.")
     notes.append("cached answers cost nothing: they were paid for when first asked.")
-    return Estimate(task=task.name, data=str(data), table=table, notes=notes)
+    return Estimate(task=task, data=data, table=table, notes=notes)

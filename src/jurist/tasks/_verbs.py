@@ -27,7 +27,7 @@ from jurist.report.calibrate import (
     write_calibration,
 )
 from jurist.report.html import write_run_views
-from jurist.runner.budget import spending_limit
+from jurist.runner.budget import check_priced_configs, spending_limit
 from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
 from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task
 from jurist.tasks._estimate import Estimate
@@ -307,6 +307,62 @@ def _check_gates(leaderboard: pd.DataFrame, thresholds: CalibrationThresholds) -
     return checks
 
 
+def calibration_settings(
+    options: BaseModel, n_resamples: int, confidence: float, seed: int
+) -> dict[str, Any]:
+    """The settings every calibration row is computed with: the task's options first (so that
+    calibrate's own, seed and the rest, are never replaced by them), and the options object."""
+    return {
+        **options.model_dump(),
+        "n_resamples": n_resamples,
+        "confidence": confidence,
+        "seed": seed,
+        "options": options,
+    }
+
+
+def single_judges(specs: Sequence[JudgeSpec]) -> list[JudgeSpec]:
+    """The single judges a calibration of ``specs`` runs: each judge, each juror of a jury,
+    each stage of a cascade (:func:`jurist.jury.calibration_judges`)."""
+    from jurist.jury import calibration_judges
+
+    return [single for spec in specs for single in calibration_judges(spec)]
+
+
+def _calibration_rows(
+    found: Task,
+    gold: Sequence[str | Path],
+    specs: list[JudgeSpec],
+    out_dir: Path,
+    settings: dict[str, Any],
+    progress: bool,
+    target_agreement: float | None,
+) -> tuple[list[dict[str, Any]], list[pd.DataFrame]]:
+    from jurist.jury import CascadeSpec, JurySpec, calibration_rows, cascade_calibration_rows
+
+    rows: list[dict[str, Any]] = []
+    tables: list[pd.DataFrame] = []
+    for path in gold:
+        for spec in specs:
+            if isinstance(spec, CascadeSpec):
+                continue  # its thresholds are chosen on every gold file at once, below
+            if isinstance(spec, JurySpec):
+                found_rows = calibration_rows(found, path, spec, out_dir, settings, progress)
+            else:
+                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress)]
+            for row, by_label in found_rows:
+                rows.append(row)
+                tables.append(by_label)
+    for spec in specs:
+        if isinstance(spec, CascadeSpec):
+            found_rows = cascade_calibration_rows(
+                found, list(gold), spec, out_dir, settings, progress, target_agreement
+            )
+            rows += [row for row, _ in found_rows]
+            tables += [by_label for _, by_label in found_rows]
+    return rows, tables
+
+
 def calibrate(
     task: TaskRef,
     gold: Sequence[str | Path],
@@ -321,6 +377,7 @@ def calibrate(
     progress: bool = False,
     write: bool = True,
     target_agreement: float | None = None,
+    max_cost: float | None = None,
 ) -> Calibration:
     """Run every judge on every gold file and compare each with the gold labels.
 
@@ -344,13 +401,19 @@ def calibrate(
             ``by_label.csv`` and ``calibration.json`` into ``out``.
         target_agreement: The agreement with gold a cascade's thresholds must reach (instead
             of its file's ``target_agreement``); the choice is in ``settings["cascades"]``.
+        max_cost: Stop once every judge on every gold file together (jurors and stages
+            included) has spent this many dollars, as :func:`judge` stops: what their run
+            directories recorded before counts, cached answers cost nothing. Only the runs
+            are written then (no leaderboard); the same call with a higher limit (or none)
+            resumes to the leaderboard of a calibration without one.
+            :func:`estimate_calibration` says what it would cost first.
 
     Raises:
-        ConfigError: The task cannot be calibrated, or a config is invalid.
+        ConfigError: The task cannot be calibrated, a config is invalid, or ``max_cost`` is
+            set and a judge's model has no price (refused before anything is judged).
         InputError: A gold file is malformed or holds no gold label.
+        CostLimitReached: The spend reached ``max_cost``; ``.run_dir`` is the run it stopped.
     """
-    from jurist.jury import CascadeSpec, JurySpec, calibration_rows, cascade_calibration_rows
-
     found = get_task(task)
     if "calibrate" not in found.verbs:
         raise found.unsupported("be calibrated (it has no gold labels to compare with)")
@@ -359,33 +422,11 @@ def calibrate(
     task_options = found.options(options)
     out_dir = Path(out)
     specs = judge_specs(list(configs))
-    # The task's options first: calibrate's own settings (seed, ...) are never replaced by them.
-    settings: dict[str, Any] = {
-        **task_options.model_dump(),
-        "n_resamples": n_resamples,
-        "confidence": confidence,
-        "seed": seed,
-        "options": task_options,
-    }
-    rows, tables = [], []
-    for path in gold:
-        for spec in specs:
-            if isinstance(spec, CascadeSpec):
-                continue  # its thresholds are chosen on every gold file at once, below
-            if isinstance(spec, JurySpec):
-                found_rows = calibration_rows(found, path, spec, out_dir, settings, progress)
-            else:
-                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress)]
-            for row, by_label in found_rows:
-                rows.append(row)
-                tables.append(by_label)
-    for spec in specs:
-        if isinstance(spec, CascadeSpec):
-            found_rows = cascade_calibration_rows(
-                found, list(gold), spec, out_dir, settings, progress, target_agreement
-            )
-            rows += [row for row, _ in found_rows]
-            tables += [by_label for _, by_label in found_rows]
+    settings = calibration_settings(task_options, n_resamples, confidence, seed)
+    with spending_limit(max_cost):
+        if max_cost is not None:
+            check_priced_configs(single.config for single in single_judges(specs))
+        rows, tables = _calibration_rows(found, gold, specs, out_dir, settings, progress, target_agreement)
     leaderboard = pd.DataFrame(rows)
     extra = sorted(c for c in leaderboard.columns if c not in LEADERBOARD_COLUMNS)
     leaderboard = leaderboard.reindex(columns=LEADERBOARD_COLUMNS + extra)

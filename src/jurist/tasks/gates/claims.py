@@ -25,7 +25,7 @@ from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN, GateThresholds, TraceScore
 from jurist.programs.gates import ClaimJudge, claim_baseline, verdict_from_prediction
 from jurist.report.gates_records import GateReport
-from jurist.runner import Item, iter_run_results, run_items
+from jurist.runner import Item, JudgeRecipe, iter_run_results, run_items
 from jurist.schemas import ItemResult
 from jurist.tasks.gates.scoring import score_traces
 
@@ -195,5 +195,7 @@ def score_traces_judged(
         concurrency=judge_config.concurrency,
         retry_failed=retry_failed,
         progress=progress,
+        # Other processes (--workers, Ray) rebuild the same judge from this.
+        recipe=JudgeRecipe(make_claim_judge, judge_config),
     )
     return add_claim_verdicts(claims, iter_run_results(folder))

@@ -3,10 +3,15 @@
 The run is cached, resumable and records failed items with their raw answers, like every
 jurist run; its dataset fingerprint covers the gold file and the run's setup (sub-tasks,
 entity types, split, knowledge base), so a run directory is never resumed with another setup.
+Its manifest records the task it was judged as (``heritage``, or a sub-task's own name such
+as ``heritage-classification``), so the viewer finds that task again; a directory an older
+jurist made for a sub-task, which recorded ``heritage``, is resumed under the sub-task's name.
+Other processes (``--workers``, Ray) rebuild the judge from the same setup.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -14,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jurist.atomic import atomic_write_text
 from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import HeritageGold, HeritageGoldEntry, load_heritage_gold, split_gold
 from jurist.datasets.heritage_kb import load_knowledge_base
 from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
-from jurist.runner import run_items
+from jurist.runner import MANIFEST, JudgeRecipe, run_items, run_lock
 from jurist.tasks._contract import JudgeRun
 from jurist.tasks.heritage.judging import ALL_TASKS, check_tasks, heritage_items, make_heritage_judge
 from jurist.tasks.heritage.scoring import HeritageScores, score_heritage
@@ -28,7 +34,8 @@ from jurist.tasks.heritage.scoring import HeritageScores, score_heritage
 __all__ = ["TASK", "HeritageRun", "judge_heritage", "run_heritage", "select_entries"]
 
 TASK = "heritage"
-"""The task name recorded in heritage run manifests (for every sub-task)."""
+"""The task name recorded in the manifest of a run of several sub-tasks (and of every heritage
+run an older jurist made)."""
 
 
 @dataclass
@@ -73,10 +80,19 @@ def run_heritage(
     tags: TagDecoding | None = None,
     retry_failed: bool = False,
     progress: bool = True,
+    task: str = TASK,
+    task_source: str | None = None,
+    task_options: dict[str, Any] | None = None,
 ) -> Path:
     """Judge a gold set into ``out_dir`` (resumed if it exists) without scoring it.
 
-    The arguments are those of :func:`judge_heritage`.
+    The other arguments are those of :func:`judge_heritage`.
+
+    Args:
+        task: The task name the manifest records (a sub-task's own, e.g.
+            ``heritage-classification``, when judged as one).
+        task_source: Where that task comes from, recorded in the manifest.
+        task_options: Its options as JSON-ready data, recorded in the manifest.
 
     Returns:
         The path of the gold file (what the run is scored against).
@@ -103,19 +119,52 @@ def run_heritage(
         "heritage": setup,
     }
     items = heritage_items(entries, tasks)
-    run_items(
-        items,
-        judge,
-        out_dir,
-        task=TASK,
-        dataset=described,
-        config=config.model_dump(mode="json"),
-        total=len(items),
-        concurrency=config.concurrency,
-        retry_failed=retry_failed,
-        progress=progress,
+    make = functools.partial(
+        make_heritage_judge, kb=knowledge, documents=documents, labels=labels, tasks=tasks
     )
+    with run_lock(out_dir):
+        _adopt_older_run(Path(out_dir), task, described["sha256"])
+        run_items(
+            items,
+            judge,
+            out_dir,
+            task=task,
+            task_source=task_source,
+            task_options=task_options,
+            dataset=described,
+            config=config.model_dump(mode="json"),
+            total=len(items),
+            concurrency=config.concurrency,
+            retry_failed=retry_failed,
+            progress=progress,
+            # Other processes (--workers, Ray) rebuild the same judge from this.
+            recipe=JudgeRecipe(make, config),
+        )
     return dataset.path or Path(gold)
+
+
+def _adopt_older_run(run_dir: Path, task: str, sha256: str) -> None:
+    """Let a sub-task resume the run directory an older jurist made for it.
+
+    An older jurist recorded every heritage run as ``heritage`` (and no ``task_source``). When
+    such a manifest holds this very run (its dataset hash covers the gold file, the sub-tasks
+    and the rest of the setup), its task is renamed to ``task``, so the runner resumes it and
+    records the sub-task from now on. Any other directory is left to the runner's identity check.
+    """
+    path = run_dir / MANIFEST
+    if task == TASK or not path.is_file():
+        return
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # the runner says what is wrong with it
+    if (
+        isinstance(manifest, dict)
+        and manifest.get("task") == TASK
+        and manifest.get("task_source") is None
+        and manifest.get("dataset_sha256") == sha256
+    ):
+        atomic_write_text(path, json.dumps({**manifest, "task": task}, indent=2))
 
 
 def judge_heritage(

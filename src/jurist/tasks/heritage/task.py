@@ -162,6 +162,7 @@ class HeritageTask(Task):
         progress: bool = True,
     ) -> JudgeRun:
         setup = self.setup(options)
+        judged = options.model_copy(update={"compare": None})  # compare is for scoring only
         gold = run_heritage(
             data,
             out,
@@ -175,8 +176,11 @@ class HeritageTask(Task):
             tags=setup.tags,
             retry_failed=retry_failed,
             progress=progress,
+            task=self.name,
+            task_source=self.source,
+            task_options=judged.model_dump(mode="json"),
         )
-        scores = self.score(Path(out), options.model_copy(update={"compare": None}), gold=gold, write=True)
+        scores = self.score(Path(out), judged, gold=gold, write=True)
         return JudgeRun(run_dir=Path(out), scores=scores)
 
     # ------------------------------------------------------------------ scoring

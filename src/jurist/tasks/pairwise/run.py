@@ -17,6 +17,7 @@ and a comparison whose choice cannot be extracted after the retries is recorded 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -52,7 +53,7 @@ from jurist.report.pairwise import (
     write_pairwise_scores,
     write_record_table,
 )
-from jurist.runner import MANIFEST, Item, iter_run_results, run_items
+from jurist.runner import MANIFEST, Item, JudgeRecipe, iter_run_results, run_items
 from jurist.signatures.pairwise import PairwiseChoice
 from jurist.tasks._results import run_counts
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
@@ -305,6 +306,8 @@ def judge_pairwise(
         concurrency=effective.concurrency,
         retry_failed=retry_failed,
         progress=progress,
+        # Other processes (--workers, Ray) rebuild the same judge from this.
+        recipe=JudgeRecipe(functools.partial(make_pairwise_judge, num_options=num_options), judge_config),
     )
     texts = judgement_texts(run_dir)
     if data.kind == "subeval":

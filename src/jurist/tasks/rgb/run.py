@@ -13,6 +13,7 @@ files is :func:`jurist.tasks.rgb.score_rgb_predictions`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -47,7 +48,7 @@ from jurist.metrics.rgb import (
     rgb_labels_improved,
 )
 from jurist.report.jsonout import dumps
-from jurist.runner import Item, iter_run_results, run_items
+from jurist.runner import Item, JudgeRecipe, iter_run_results, run_items
 from jurist.schemas import ItemResult
 from jurist.tasks.rgb.judges import (
     PASSAGE_NUM,
@@ -152,17 +153,19 @@ def _run_judge(
         Item(id=str(record["id"]), inputs=judge_inputs(kind, record["query"], record["prediction"]))
         for record in answered
     ]
+    given = config or JudgeConfig()  # the default config is the keyword judge, as None is
     run_items(
         items,
         judge,
         judge_dir,
         task=task,
         dataset={"upstream": upstream, "sha256": upstream, "items": len(items)},
-        config=(config or JudgeConfig()).model_dump(mode="json"),
+        config=given.model_dump(mode="json"),
         total=len(items),
-        concurrency=(config or JudgeConfig()).concurrency,
+        concurrency=given.concurrency,
         retry_failed=retry_failed,
         progress=progress,
+        recipe=JudgeRecipe(functools.partial(make_rgb_judge, kind), given),
     )
     return _read_results(judge_dir)
 
@@ -321,6 +324,8 @@ def run_rgb(
         concurrency=responder_config.concurrency,
         retry_failed=retry_failed,
         progress=progress,
+        # Other processes (--workers, Ray) rebuild the same responder from this.
+        recipe=JudgeRecipe(functools.partial(make_rgb_responder, prompt=prompt), responder_config),
     )
     results = _read_results(run_dir)
     records: list[dict[str, Any]] = []

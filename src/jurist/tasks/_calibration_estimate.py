@@ -1,0 +1,90 @@
+"""The dry run of ``calibrate``: items, cached items, tokens and cost per judge and gold file,
+calling nothing and writing nothing.
+
+``calibrate`` judges through each task's ``calibration_row`` hook, which chooses the items
+and the run directory (some tasks judge a gold file's rows, others the pairs or subtasks
+made from them). So the dry run starts that hook for every single judge calibration would
+run (each judge; each juror of a jury; each stage of a cascade, which calibration judges on
+every gold item) inside :func:`jurist.runner.plan.planning`: the runner hands back the judge,
+the items and the run directory it was given, before it reads or writes anything, and each
+is estimated as ``jurist judge --dry-run`` estimates a judge
+(:func:`jurist.tasks._estimate.judge_row`). A hook that judges more than once per gold file
+is counted by its first run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from jurist.errors import ConfigError
+from jurist.judges.config import JudgeConfig
+from jurist.runner.plan import Planned, PlannedRun, planning
+from jurist.tasks._contract import Task
+from jurist.tasks._estimate import Estimate, estimate_of, judge_row, offline_config
+from jurist.tasks._registry import get_task
+from jurist.tasks._verbs import TaskRef, calibration_settings, judge_specs, single_judges
+from jurist.tasks.calibration_rows import JudgeSpec, dataset_name
+
+__all__ = ["estimate_calibration"]
+
+
+def _planned(
+    task: Task, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any]
+) -> PlannedRun | None:
+    """What ``spec``'s calibration row on ``gold`` would judge (``None``: it judges nothing)."""
+    counting = JudgeSpec(spec.name, offline_config(spec.config))  # the same fingerprint, run directory
+    with planning():
+        try:
+            task.calibration_row(gold, counting, out, dict(settings), False)
+        except Planned as planned:
+            return planned.run
+    return None
+
+
+def estimate_calibration(
+    task: TaskRef,
+    gold: Sequence[str | Path],
+    configs: Sequence[str | Path | JudgeConfig | JudgeSpec | None] = (),
+    *,
+    out: str | Path,
+    options: dict[str, Any] | BaseModel | None = None,
+) -> Estimate:
+    """What :func:`~jurist.tasks.calibrate` with the same arguments would judge and spend, calling
+    nothing and writing nothing: one row per single judge (each juror, each stage) and gold file.
+
+    Each row is what ``jurist judge --dry-run`` reports for a judge (items recorded in the run
+    directory skipped, cached answers free, prompt tokens counted from the exact messages,
+    completion tokens and cost estimated; ``docs/costs.md``), with the gold file's ``dataset``.
+
+    Args:
+        task, gold, configs, out, options: As for :func:`~jurist.tasks.calibrate`.
+
+    Returns:
+        An :class:`~jurist.tasks._estimate.Estimate`: ``.table`` (columns ``dataset``, then
+        those of ``jurist.estimate``), ``.cost`` (``None`` if a model has no price) and
+        ``.lines()`` (what ``jurist calibrate --dry-run`` prints).
+
+    Raises:
+        ConfigError: The task cannot be calibrated, or a config is invalid.
+        InputError: A gold file is malformed or holds no gold label.
+    """
+    found = get_task(task)
+    if "calibrate" not in found.verbs:
+        raise found.unsupported("be calibrated (it has no gold labels to compare with)")
+    if not gold:
+        raise ConfigError("give at least one gold file", field="gold")
+    task_options = found.options(options)
+    settings = calibration_settings(task_options, n_resamples=1000, confidence=0.95, seed=0)
+    singles = single_judges(judge_specs(list(configs)))
+    rows = []
+    for path in gold:
+        for single in singles:
+            run = _planned(found, path, single, Path(out), settings)
+            if run is not None:
+                row = judge_row(single.name, "exact", run.judge, run.items, run.run_dir, run.retry_failed)
+                rows.append({"dataset": dataset_name(path), **row})
+    return estimate_of(found.name, ", ".join(str(path) for path in gold), rows)
