@@ -67,7 +67,8 @@ def _root(
 
     Exit status: 0 ok, 1 a gate not met, 2 bad input or usage, 3 completed with failed
     items, 4 run directory locked, 5 fatal provider error, 6 MLflow logging failed (results
-    kept), 7 stopped at the cost limit (resumable), 70 internal error, 130 interrupted.
+    kept), 7 stopped at the cost limit (resumable), 70 internal error (or judging processes
+    lost again and again), 130 interrupted.
     """
     _state["debug"] = _state["debug"] or debug
 
