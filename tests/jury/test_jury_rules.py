@@ -23,12 +23,14 @@ from jurist.jury.ballots import unit_outcomes
 from jurist.jury.calibrate import jury_spec, log_odds_weight, write_weights
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task
+from jurist.jury.task_variants import with_hook
 from jurist.metrics import annotators
 from jurist.metrics.gold_agreement import bootstrap_ci
+from jurist.report.review import Review
 from jurist.schemas import ItemResult
-from jurist.tasks import _verbs, get_task, judge_specs
+from jurist.tasks import Task, _verbs, get_task, judge_specs
 from jurist.tasks._unit_verdicts import UnitVerdicts
-from support import run_cli, write_jsonl
+from support import run_cli
 
 
 def write(path: Path, text: str) -> Path:
@@ -200,11 +202,13 @@ def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have
     duo = jury_panel(load_jury(write(tmp_path / "two.yaml", TWO_INLINE)))
     assert builtin.panel_verdicts(builtin.options()) is not None
     assert check_task(builtin, builtin.options(), duo) == "verdict"
-    # A YAML pairwise task's verdict 'winner' combines the answer with the order: refused.
-    task = task_file(tmp_path, PAIR_TASK, "pairs")
-    data = write_jsonl(
-        tmp_path / "pairs.jsonl",
-        [{"id": "p1", "question": "q", "response_a": "a", "response_b": "b", "label": "A"}],
+    # The YAML pairwise task derives its verdict per row (both orders) too.
+    pairs = Task.from_yaml(task_file(tmp_path, PAIR_TASK, "pairs"))
+    assert check_task(pairs, pairs.options(), duo) == "winner"
+    # A verdict that is a column computed over outputs, with no rule to derive it: refused.
+    claims = task_file(tmp_path, BOOL_TASK, "claims")
+    computed = with_hook(
+        Task.from_yaml(claims), "review", lambda self, options: Review(verdict="verdict_and_reason")
     )
     for name in ("a", "b"):
         juror_file(tmp_path, name, f"openai/{name}")
@@ -212,8 +216,10 @@ def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have
         tmp_path / "duo.yaml",
         "jury:\n  jurors:\n    - {name: a, config: a.yaml}\n    - {name: b, config: b.yaml}\n",
     )
-    with pytest.raises(ConfigError, match="task 'pair-picker' cannot have a jury: its verdict 'winner'"):
-        _verbs.judge(task, data, jury, out=tmp_path / "run", progress=False)
+    with pytest.raises(
+        ConfigError, match="task 'claim-checker' cannot have a jury: its verdict 'verdict_and_reason'"
+    ):
+        _verbs.judge(computed, write_claims(tmp_path, 2), jury, out=tmp_path / "run", progress=False)
     mean = write(tmp_path / "mean.yaml", jury.read_text().replace("jury:\n", "jury:\n  aggregate: mean\n"))
     with pytest.raises(ConfigError, match="'mean' needs numeric verdicts"):
         _verbs.judge(

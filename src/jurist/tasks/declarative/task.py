@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from jurist.judges.judge import Judge
     from jurist.optimization import TaskAdapter
+    from jurist.tasks._unit_verdicts import UnitVerdicts
     from jurist.tasks.calibration_rows import JudgeSpec
 
 __all__ = ["DeclarativeTask", "load_task_file"]
@@ -223,6 +224,15 @@ class DeclarativeTask(Task):
         from jurist.tasks.declarative.figures import review_of
 
         return review_of(self.spec)
+
+    def panel_verdicts(self, options: BaseModel) -> UnitVerdicts | None:
+        """A pairwise task's jury votes per row on each juror's verdict after the swap rule
+        (``tie`` without a winner); other kinds vote per item on the verdict."""
+        if self.spec.kind != "pairwise":
+            return None
+        from jurist.tasks.declarative.panel import PairRowVerdicts
+
+        return PairRowVerdicts()
 
     def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
         """The standard plots of the review columns (not for pairwise, whose items are orders:
