@@ -123,11 +123,13 @@ def test_in_flight_requests_drop_after_429s_and_recover(tmp_path):
     before = seen[:24]
     after = seen[32:]
     assert max(before) == 8
-    # After the 429s the requests in flight halve: a long stretch never goes above 4 ...
-    low = [i for i in range(len(after) - 10) if max(after[i : i + 10]) <= 4]
+    # After the 429s the requests in flight halve: a stretch of arrivals never goes above 4
+    # (requests leave in bursts, so at 8 allowed a burst of 6 arrivals reaches 6 in flight; the
+    # cap grows back by one per 4 successes, so under load a stretch below 5 is short) ...
+    low = [i for i in range(len(after) - 6) if max(after[i : i + 6]) <= 4]
     assert low, after
     # ... and then grow back up to the configured concurrency.
-    assert max(after[low[0] + 10 :]) == 8
+    assert max(after[low[0] + 6 :]) == 8
 
 
 @pytest.mark.parametrize("field", ["rpm", "tpm"])
