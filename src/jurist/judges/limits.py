@@ -35,7 +35,7 @@ import asyncio
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any, Literal
 
@@ -204,19 +204,29 @@ class ModelLimits:
             self.tokens = _TokenWindow(tpm)
         self.gate.ceiling = ceiling
 
-    async def _turn(self, estimate: int) -> TokenTally | None:
+    def _waits(self, estimate: int) -> Generator[float, None, TokenTally | None]:
+        """The waits before a request may be sent (tpm first, then rpm), then its tpm entry:
+        one policy for the asynchronous and the threaded caller, which do the sleeping."""
         entry = None
         if self.tokens is not None:
             while True:
                 entry, wait = self.tokens.reserve(estimate)
                 if entry is not None:
                     break
-                await asyncio.sleep(wait)
+                yield wait
         if self.spacing is not None:
             wait = self.spacing.reserve()
             if wait > 0:
-                await asyncio.sleep(wait)
+                yield wait
         return entry
+
+    async def _turn(self, estimate: int) -> TokenTally | None:
+        waits = self._waits(estimate)
+        while True:
+            try:
+                await asyncio.sleep(next(waits))
+            except StopIteration as done:
+                return done.value
 
     @asynccontextmanager
     async def request(self, estimate: int, *, adaptive: bool = True) -> AsyncIterator[_Settle]:
@@ -248,17 +258,13 @@ class ModelLimits:
     @contextmanager
     def request_sync(self, estimate: int) -> Iterator[_Settle]:
         """Hold one request's rpm and tpm turn in a thread (no adaptive cap)."""
-        entry = None
-        if self.tokens is not None:
-            while True:
-                entry, wait = self.tokens.reserve(estimate)
-                if entry is not None:
-                    break
-                time.sleep(wait)
-        if self.spacing is not None:
-            wait = self.spacing.reserve()
-            if wait > 0:
-                time.sleep(wait)
+        waits = self._waits(estimate)
+        while True:
+            try:
+                time.sleep(next(waits))
+            except StopIteration as done:
+                entry = done.value
+                break
         yield _Settle(self.tokens, entry)
 
 

@@ -20,13 +20,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.runner.plan import Planned, PlannedRun, planning
 from jurist.tasks._contract import Task
 from jurist.tasks._estimate import Estimate, estimate_of, judge_row, offline_config
-from jurist.tasks._registry import get_task
-from jurist.tasks._verbs import TaskRef, calibration_settings, judge_specs, single_judges
+from jurist.tasks._verbs import TaskRef, calibration_settings, calibration_task, judge_specs, single_judges
 from jurist.tasks.calibration_rows import JudgeSpec, dataset_name
 
 __all__ = ["estimate_calibration"]
@@ -72,12 +70,7 @@ def estimate_calibration(
         ConfigError: The task cannot be calibrated, or a config is invalid.
         InputError: A gold file is malformed or holds no gold label.
     """
-    found = get_task(task)
-    if "calibrate" not in found.verbs:
-        raise found.unsupported("be calibrated (it has no gold labels to compare with)")
-    if not gold:
-        raise ConfigError("give at least one gold file", field="gold")
-    task_options = found.options(options)
+    found, task_options = calibration_task(task, gold, options)
     settings = calibration_settings(task_options, n_resamples=1000, confidence=0.95, seed=0)
     singles = single_judges(judge_specs(list(configs)))
     rows = []

@@ -321,6 +321,23 @@ def calibration_settings(
     }
 
 
+def calibration_task(
+    task: TaskRef, gold: Sequence[str | Path], options: dict[str, Any] | BaseModel | None
+) -> tuple[Task, BaseModel]:
+    """The task a calibration runs and its options, checked: the task can be calibrated and
+    at least one gold file is given.
+
+    Raises:
+        ConfigError: The task cannot be calibrated, no gold file is given, or bad options.
+    """
+    found = get_task(task)
+    if "calibrate" not in found.verbs:
+        raise found.unsupported("be calibrated (it has no gold labels to compare with)")
+    if not gold:
+        raise ConfigError("give at least one gold file", field="gold")
+    return found, found.options(options)
+
+
 def single_judges(specs: Sequence[JudgeSpec]) -> list[JudgeSpec]:
     """The single judges a calibration of ``specs`` runs: each judge, each juror of a jury,
     each stage of a cascade (:func:`jurist.jury.calibration_judges`)."""
@@ -414,12 +431,7 @@ def calibrate(
         InputError: A gold file is malformed or holds no gold label.
         CostLimitReached: The spend reached ``max_cost``; ``.run_dir`` is the run it stopped.
     """
-    found = get_task(task)
-    if "calibrate" not in found.verbs:
-        raise found.unsupported("be calibrated (it has no gold labels to compare with)")
-    if not gold:
-        raise ConfigError("give at least one gold file", field="gold")
-    task_options = found.options(options)
+    found, task_options = calibration_task(task, gold, options)
     out_dir = Path(out)
     specs = judge_specs(list(configs))
     settings = calibration_settings(task_options, n_resamples, confidence, seed)
