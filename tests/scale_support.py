@@ -143,3 +143,55 @@ def judge_command(data: Path, out: Path, *, base_url: str, cache: Path, extra: l
 def start(command: list[str]) -> subprocess.Popen[bytes]:
     """Start ``command`` with this environment, its output captured."""
     return subprocess.Popen(command, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+class DiesWhileStarting:
+    """A judge maker for a :class:`~jurist.runner.JudgeRecipe` whose worker process is killed
+    (SIGKILL) while it builds its judge, before it is ready: the first ``deaths`` processes
+    that build one die, the later ones build the judge with ``make``. Each death claims one
+    file ``death-N`` in ``marks`` (created exclusively, so two processes starting together
+    never both take the same one)."""
+
+    def __init__(self, make: Any, marks: Path, deaths: int) -> None:
+        self.make = make
+        self.marks = marks
+        self.deaths = deaths
+
+    def __call__(self, config: Any) -> Any:
+        import signal
+
+        for number in range(1, self.deaths + 1):
+            try:
+                os.close(os.open(self.marks / f"death-{number}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                continue
+            os.kill(os.getpid(), signal.SIGKILL)
+        return self.make(config)
+
+
+class HeldReplies:
+    """A loopback responder that answers the first ``free`` requests at once and holds every
+    later one until :meth:`release` (or ``hold_seconds``), so a test can act on a run that is
+    certainly still judging, with exactly ``free`` answers given."""
+
+    def __init__(self, answer: Any, free: int, hold_seconds: float = 90.0) -> None:
+        import threading
+
+        self.answer = answer
+        self.free = free
+        self.hold_seconds = hold_seconds
+        self._count = 0
+        self._guard = threading.Lock()
+        self._released = threading.Event()
+
+    def __call__(self, body: dict[str, Any]) -> str:
+        with self._guard:
+            self._count += 1
+            held = self._count > self.free
+        if held:
+            self._released.wait(self.hold_seconds)
+        return str(self.answer(body))
+
+    def release(self) -> None:
+        """Answer every held and later request."""
+        self._released.set()

@@ -4,7 +4,9 @@ A file is written to a temporary file in the same directory, flushed to disk, th
 over the target with :func:`os.replace` (atomic on POSIX and Windows within one file
 system). A writer killed or failing half-way leaves the previous file intact (or no file)
 and never a half-written one; its temporary file is removed when the failure is an
-exception, and otherwise carries a ``.tmp`` name no reader looks at.
+exception (a full disk, a read-only location, Ctrl-C, SIGTERM), and otherwise (a killed
+process) carries a ``.tmp`` name no reader looks at. A system error that names no file (a
+write that found the disk full) is raised naming the file being written.
 
 Everything written here is redacted (:mod:`jurist.redaction`): text given to
 :func:`atomic_write_text` before it is written, and a text file (``.csv``, ``.json``,
@@ -35,6 +37,11 @@ def _temporary(path: Path) -> Path:
     return path.with_name(f".{path.stem}.{secrets.token_hex(4)}.tmp{path.suffix}")
 
 
+def _names_no_file(exc: OSError, tmp: Path) -> bool:
+    """Whether ``exc`` names no file a user knows: none, or only the temporary file."""
+    return exc.filename is None or str(exc.filename) == str(tmp)
+
+
 def _fsync(path: Path) -> None:
     with contextlib.suppress(OSError), open(path, "rb") as handle:
         os.fsync(handle.fileno())
@@ -52,6 +59,10 @@ def atomic_path(path: str | Path, *, redacted: bool = False) -> Iterator[Path]:
     If the block raises, the temporary file is removed and ``path`` is left as it was. A
     text file (by its suffix) is redacted before it replaces ``path``, unless the caller
     says its content is already ``redacted``.
+
+    Raises:
+        OSError: The file cannot be written; when the system named no file (or only the
+            temporary one), the error names ``path`` (same ``errno``, so the same subclass).
     """
     target = Path(path)
     tmp = _temporary(target)
@@ -61,9 +72,11 @@ def atomic_path(path: str | Path, *, redacted: bool = False) -> Iterator[Path]:
             redact_file(tmp)
         _fsync(tmp)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(exc, OSError) and exc.errno is not None and _names_no_file(exc, tmp):
+            raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(target)) from exc
         raise
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 from pathlib import Path
+from typing import Any
 
 
 class ExitCode(IntEnum):
@@ -22,8 +23,9 @@ class ExitCode(IntEnum):
     RUN_LOCKED = 4
     """Another process is writing to the same run directory; nothing was touched."""
     FATAL_PROVIDER = 5
-    """The provider refused every call (wrong key, unknown model, unreachable server): the run
-    stopped early; items already done are kept."""
+    """The provider refused every call (wrong key, unknown model or provider, used-up quota or
+    billing limit, unreachable server, failed TLS handshake): the run stopped early; items
+    already done are kept."""
     TRACKING_FAILED = 6
     """The work is done and on disk (run directory, calibration, artifact), but logging it to
     MLflow failed (tracking server unreachable or refusing); the message names the URI."""
@@ -34,6 +36,9 @@ class ExitCode(IntEnum):
     """A bug in jurist (an unexpected exception): one line, and the traceback with ``--debug``."""
     INTERRUPTED = 130
     """Interrupted (Ctrl-C); items already done are kept, the same command resumes."""
+    TERMINATED = 143
+    """Stopped by SIGTERM (a process manager, ``kill``, ``timeout``): as for Ctrl-C, items
+    already done are kept, the run's manifest says ``"stopped"``, the same command resumes."""
 
 
 class JuristError(Exception):
@@ -90,11 +95,19 @@ class RunLockedError(RunDirectoryError):
 
 
 class FatalProviderError(JuristError):
-    """A provider error no retry can fix (authentication, permission, unknown model, missing
-    key, bad ``api_base``, connection refused): the run stops at once instead of failing
-    item by item. The message names the config file, model and provider and what to do."""
+    """A provider error no retry can fix (authentication, permission, unknown model or
+    provider, missing key, quota or billing, bad ``api_base``, connection refused, TLS
+    handshake): the run stops at once instead of failing item by item. The message names
+    the config file, model and provider and what to do.
+
+    Attributes:
+        usage: The usage (a :class:`jurist.schemas.Usage`) of the provider calls made by the
+            judgment that met the error, or ``None``: the item is not recorded, so the runner
+            adds these calls to the run's usage itself.
+    """
 
     exit_code = ExitCode.FATAL_PROVIDER
+    usage: Any = None
 
 
 class CostLimitReached(JuristError):
@@ -117,9 +130,28 @@ class CostLimitReached(JuristError):
         self.run_dir = Path(run_dir)
 
 
+class UnfinishedRunError(RunDirectoryError):
+    """A run asked to be scored is not finished: killed, stopped, interrupted, or still being
+    judged. It is scored only when a partial score is asked for (``jurist score --partial``).
+
+    Exit code 2, or 4 (:attr:`ExitCode.RUN_LOCKED`) when a live process is judging it now.
+    """
+
+    def __init__(self, message: str, *, live: bool) -> None:
+        super().__init__(message)
+        self.live = live
+        self.exit_code = ExitCode.RUN_LOCKED if live else ExitCode.BAD_INPUT
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (raised by the ``jurist`` command's handler). A subclass of
+    ``KeyboardInterrupt``, so every place that stops cleanly on Ctrl-C stops cleanly on it;
+    the command exits with :attr:`ExitCode.TERMINATED`."""
+
+
 class WorkerLostError(JuristError):
     """Worker processes (local, or Ray's) died again and again while judging the same item, or
-    one died before it could start: the run stopped; items already done are kept."""
+    while starting: the run stopped; items already done are kept."""
 
     exit_code = ExitCode.INTERNAL
 

@@ -9,19 +9,35 @@ result store, :class:`jurist.judges.judge.JudgeFailure`, the response cache's wr
 :mod:`jurist.atomic`, the export writer, the artifact writer, ``jurist.cli.main`` and a
 log-record factory (:func:`install_log_redaction`).
 
-What is redacted (each occurrence is replaced with :data:`REDACTED`):
+What is redacted, and what takes its place:
 
-- **configured keys**: every value given to :func:`register_secret` (jurist registers the
-  key of each LM it builds, read from the variable a config's ``api_key_env`` names), and
-  the value of every environment variable whose name says it holds a secret (it ends in
+- **configured keys**, replaced with :data:`REDACTED`: every value given to
+  :func:`register_secret` (jurist registers the key of each LM it builds, read from the
+  variable a config's ``api_key_env`` names, and the credentials of an ``api_base`` URL),
+  and the value of every environment variable whose name says it holds a secret (it ends in
   ``_API_KEY``, ``_APIKEY``, ``_KEY``, ``_TOKEN``, ``_SECRET``, ``_PASSWORD``, ...; the
   provider variables LiteLLM reads, such as ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` and
   ``HF_TOKEN``, all do), when the value has at least :data:`MIN_SECRET_LENGTH` characters;
-- **key-shaped text**: ``sk-...`` (OpenAI, Anthropic's ``sk-ant-...``) and other providers'
-  key prefixes (``gsk_``, ``hf_``, ``xai-``, ``AIza``, ``AKIA``, ``ghp_``, ...), the token
+- **credentials by their place**, replaced with :data:`REDACTED` (what names them is kept):
+  the user-info of any URL (``https://user:password@host/`` becomes
+  ``https://[REDACTED]@host/``; a user name alone counts, as it may be a token), the token
   after ``Bearer``/``Basic``, the value of an ``Authorization`` header, and the value of an
   assignment such as ``api_key=...``, ``"api_key": "..."``, ``x-api-key: ...``,
-  ``access_token=...``, ``password: ...``.
+  ``access_token=...``, ``password: ...``;
+- **key-shaped text**, replaced with ``[REDACTED:<hash>]`` (see :func:`shape_token`):
+  ``sk-...`` (OpenAI, Anthropic's ``sk-ant-...``) and other providers' key prefixes
+  (``gsk_``, ``hf_``, ``xai-``, ``AIza``, ``AKIA``, ``ghp_``, ...).
+
+The rule for ids (and any other text that is joined on): redaction never makes two
+distinct key-shaped strings one. A key-shaped string is replaced by a token that carries
+the first 16 hex digits of its SHA-256, the same in every file and every process, so a
+key-shaped item id (``sk-test-...``) stays distinct from every other id and joins its
+rows across ``results.jsonl``, ``items.csv``/``items.parquet``, the report, the viewer and
+``labels.jsonl`` (``jurist labels export`` maps it back to the data's own id). The hash of
+a provider key reveals nothing usable (the key has far more entropy than 64 bits). A
+configured secret and a credential found by its place are never hashed (a password may
+be short enough to guess from a hash): they become the bare :data:`REDACTED`, so the
+configured key used as an id is written nowhere, not even as a hash.
 
 A redacted model answer may mean something else than the answer did (a judge's
 explanation that quoted the key now quotes ``[REDACTED]``); it is still stored, parsed and
@@ -37,6 +53,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import hashlib
 import logging
 import os
 import re
@@ -56,8 +73,10 @@ __all__ = [
     "install_log_redaction",
     "redact",
     "redact_file",
+    "redact_secrets",
     "redact_value",
     "register_secret",
+    "shape_token",
 ]
 
 REDACTED = "[REDACTED]"
@@ -114,7 +133,7 @@ _ASSIGNED_NAMES = [  # key-like settings whose assigned value is redacted: (firs
     ("p", r"assw(?:or)?d"),
 ]
 
-_SHAPE_BRANCHES = [
+_PLACED_BRANCHES = [
     # An Authorization header's value (any scheme, or none).
     *(
         f"{branch}{_ASSIGN}(?:(?i:bearer|basic|token|bot)\\s+)?{_TOKEN}"
@@ -132,6 +151,15 @@ _SHAPE_BRANCHES = [
         for first, rest in _ASSIGNED_NAMES
         for branch in _word(first, rest)
     ),
+    # The user-info of a URL: what lies between "://" and the last "@" before the path,
+    # query or fragment (a password may hold an unencoded "@": the greedy run backs off to
+    # the last one). It stops at a quote or backslash, so JSON text stays valid JSON. The
+    # branch starts at the "/" after the ":" (a "/" is rarer in text than a ":").
+    "/(?<=:/)/[^\\s/?#\"'\\\\<>]+(?=@)",
+]
+"""Credentials found by their place (a header, a setting, a URL): replaced by :data:`REDACTED`."""
+
+_PREFIX_BRANCHES = [
     # Key prefixes of providers: OpenAI/Anthropic, Groq, Hugging Face, xAI, Replicate,
     # Perplexity, Google, AWS, GitHub.
     *(
@@ -147,6 +175,10 @@ _SHAPE_BRANCHES = [
     *(f"{branch}[0-9A-Z]{{16}}\\b" for branch in _word("A", "(?:KIA|SIA)", ignore_case=False)),
     *(f"{branch}[A-Za-z0-9_]{{30,}}" for branch in _word("g", "(?:h[pousr]_|ithub_pat_)", ignore_case=False)),
 ]
+"""Key-shaped text (a provider's key prefix): replaced by a hashed token (:func:`shape_token`)."""
+
+_SHAPE_BRANCHES = [*_PLACED_BRANCHES, *_PREFIX_BRANCHES]
+_PREFIXED = re.compile("|".join(_PREFIX_BRANCHES))
 
 # The part of a match that is kept (the header or setting name, the auth scheme).
 _KEEP = re.compile(
@@ -183,10 +215,45 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     return found
 
 
+def shape_token(text: str) -> str:
+    """What key-shaped ``text`` is replaced with: ``[REDACTED:`` and the first 16 hex digits
+    of the SHA-256 of its UTF-8 bytes, then ``]``. The same text gives the same token in every
+    file and process; two distinct texts give two distinct tokens (a collision of the 64-bit
+    hashes becomes likely only past about four billion distinct key-shaped strings)."""
+    digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()[:16]
+    return f"[REDACTED:{digest}]"
+
+
+class _Redaction:
+    """The compiled pattern of one set of configured secrets, and its replacement."""
+
+    __slots__ = ("pattern", "secrets")
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        alternatives = [re.escape(secret) for secret in secrets]  # longest first (sorted by the caller)
+        self.pattern = re.compile("|".join([*alternatives, *_SHAPE_BRANCHES]))
+        self.secrets = frozenset(secrets)
+
+    def sub(self, text: str) -> str:
+        return self.pattern.sub(self._replace, text)
+
+    def _replace(self, match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text in self.secrets:
+            return REDACTED  # a configured secret: never hashed (it may be short enough to guess)
+        if text.startswith("//"):
+            return "//" + REDACTED  # a URL's user-info; the "@" and the host stay
+        kept = _KEEP.match(text)
+        if kept is not None and kept.end() < len(text):
+            return kept.group(0) + REDACTED  # a header's or a setting's value
+        if _PREFIXED.fullmatch(text):
+            return shape_token(text)  # key-shaped: distinct texts stay distinct
+        return REDACTED
+
+
 @functools.lru_cache(maxsize=64)
-def _compile(secrets: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = [re.escape(secret) for secret in secrets]  # longest first (sorted by the caller)
-    return re.compile("|".join([*alternatives, *_SHAPE_BRANCHES]))
+def _compile(secrets: tuple[str, ...]) -> _Redaction:
+    return _Redaction(secrets)
 
 
 _environment_seen: tuple[int, tuple[str, ...]] | None = None
@@ -207,7 +274,7 @@ def _current_environment_secrets() -> tuple[str, ...]:
     return found
 
 
-def _pattern(extra: Iterable[str | None] = ()) -> re.Pattern[str]:
+def _pattern(extra: Iterable[str | None] = ()) -> _Redaction:
     with _registered_lock:
         known = set(_registered)
     known.update(_current_environment_secrets())
@@ -215,16 +282,9 @@ def _pattern(extra: Iterable[str | None] = ()) -> re.Pattern[str]:
     return _compile(tuple(sorted(known, key=lambda secret: (-len(secret), secret))))
 
 
-def _replace(match: re.Match[str]) -> str:
-    text = match.group(0)
-    kept = _KEEP.match(text)
-    if kept is None or kept.end() == len(text):
-        return REDACTED  # a configured secret, or a key with a provider's prefix
-    return kept.group(0) + REDACTED
-
-
 def redact(text: str, *, extra: Iterable[str | None] = ()) -> str:
-    """``text`` with every configured key and key-shaped string replaced by :data:`REDACTED`.
+    """``text`` with every configured key, credential and key-shaped string replaced (see the
+    module's docstring: :data:`REDACTED`, or a hashed token for key-shaped text).
 
     Args:
         text: Any text (an error message, a raw reply, JSON, CSV, Markdown).
@@ -232,19 +292,46 @@ def redact(text: str, *, extra: Iterable[str | None] = ()) -> str:
     """
     if not text:
         return text
-    return _pattern(extra).sub(_replace, text)
+    return _pattern(extra).sub(text)
 
 
-def _redact_walk(value: Any, pattern: re.Pattern[str], depth: int, seen: set[int]) -> tuple[Any, bool]:
+@functools.lru_cache(maxsize=64)
+def _secrets_only(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(secret) for secret in secrets))  # longest first
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with only the configured secrets replaced by :data:`REDACTED`: the values given
+    to :func:`register_secret` and those of secret-named environment variables, nothing found
+    by its shape or place.
+
+    It is what a run's ``results.sqlite`` keeps of an item id (the key its items are resumed
+    and joined by, so a key-shaped id is kept as the data has it): the configured key, used
+    as an id, is never written there either.
+    """
+    if not text:
+        return text
+    with _registered_lock:
+        known = set(_registered)
+    known.update(_current_environment_secrets())
+    present = sorted(
+        (secret for secret in known if secret in text), key=lambda secret: (-len(secret), secret)
+    )
+    if not present:
+        return text
+    return _secrets_only(tuple(present)).sub(REDACTED, text)
+
+
+def _redact_walk(value: Any, pattern: _Redaction, depth: int, seen: set[int]) -> tuple[Any, bool]:
     """``(redacted value, changed)``; unchanged parts are the original objects."""
     if isinstance(value, str):
-        new = pattern.sub(_replace, value)
+        new = pattern.sub(value)
         return (new, True) if new != value else (value, False)
     if value is None or isinstance(value, bool | int | float | complex):
         return value, False
     if isinstance(value, bytes | bytearray):
         text = bytes(value).decode("utf-8", errors="surrogateescape")
-        new_text = pattern.sub(_replace, text)
+        new_text = pattern.sub(text)
         if new_text == text:
             return value, False
         data = new_text.encode("utf-8", errors="surrogateescape")
@@ -272,7 +359,7 @@ def _redact_walk(value: Any, pattern: re.Pattern[str], depth: int, seen: set[int
         seen.discard(id(value))
 
 
-def _redact_object(value: Any, pattern: re.Pattern[str], depth: int, seen: set[int]) -> tuple[Any, bool]:
+def _redact_object(value: Any, pattern: _Redaction, depth: int, seen: set[int]) -> tuple[Any, bool]:
     """An object's attributes (a pydantic model, a dataclass, a response object), or a
     mapping or sequence of another type, redacted into a copy when any of them changes."""
     attributes = getattr(value, "__dict__", None)
@@ -345,18 +432,18 @@ def _redact_record(record: logging.LogRecord) -> None:
     except Exception:
         message = None
     if message is not None:
-        redacted = pattern.sub(_replace, message)
+        redacted = pattern.sub(message)
         if redacted != message:
             record.msg, record.args = redacted, None
     if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
         text = "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
-        redacted = pattern.sub(_replace, text)
+        redacted = pattern.sub(text)
         if redacted != text:
             record.exc_text = redacted  # formatters print exc_text instead of formatting exc_info
     elif record.exc_text:
-        record.exc_text = pattern.sub(_replace, record.exc_text)
+        record.exc_text = pattern.sub(record.exc_text)
     if record.stack_info:
-        record.stack_info = pattern.sub(_replace, record.stack_info)
+        record.stack_info = pattern.sub(record.stack_info)
 
 
 class RedactingFilter(logging.Filter):

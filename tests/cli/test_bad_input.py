@@ -1,5 +1,6 @@
 """Bad input, for every command that reads a data file: one line naming the file (and the row
-and field where known), exit status 2, no traceback, and nothing already done is lost.
+and field where known), exit status 2, no traceback, and nothing already done is lost. The
+line quotes at most about 200 characters of a value, however long the value.
 
 Inputs that are not bad are accepted: a UTF-8 byte-order mark, CRLF line ends, columns a
 task does not use (ignored), and a 10 MB field (there is no per-field size limit).
@@ -10,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,7 +187,41 @@ def _bad_file(kind: str, command: Command, folder: Path) -> tuple[Path, list[str
         rows[1] = {**rows[1], field: value}
         good.write_text(_jsonl(rows), encoding="utf-8")
         return good, ["line 2", field]
+    if kind == "long wrong value":
+        field, value = command.wrong
+        rows[1] = {**rows[1], field: _long(value)}
+        good.write_text(_jsonl(rows), encoding="utf-8")
+        return good, ["line 2", field]
+    if kind == "key given twice":  # Python's json would keep the last value without a word
+        field = command.wrong[0]
+        second = json.dumps(rows[1], ensure_ascii=False)[:-1]
+        second += f", {json.dumps(field)}: {json.dumps(rows[1].get(field, 'x'))}}}"
+        good.write_text(_jsonl(rows[:1]) + second + "\n", encoding="utf-8")
+        return good, ["line 2", repr(field), "twice"]
+    if kind == "deep unread value":  # 1,000 levels in a column no task reads
+        deep = "[" * 1000 + "]" * 1000
+        second = json.dumps(rows[1], ensure_ascii=False)[:-1] + f', "not_a_column": {deep}}}'
+        good.write_text(_jsonl(rows[:1]) + second + "\n", encoding="utf-8")
+        return good, ["line 2", "nested deeper than 100"]
+    if kind == "NFC and NFD ids":  # one id, two spellings: normalised to NFC, so a repeat
+        if not command.id_field:
+            pytest.skip("traces have no id")
+        rows[0] = {**rows[0], command.id_field: unicodedata.normalize("NFC", "café-1")}
+        rows[1] = {**rows[1], command.id_field: unicodedata.normalize("NFD", "café-1")}
+        good.write_text(_jsonl(rows), encoding="utf-8")
+        return good, ["line 2", "line 1", "café-1"]
     raise AssertionError(kind)
+
+
+def _long(value: object) -> object:
+    """``value`` made huge, and still of the wrong type."""
+    if isinstance(value, str):
+        return value * 50_000
+    if isinstance(value, int):
+        return [value] * 50_000
+    if isinstance(value, dict):
+        return {key: str(item) * 50_000 for key, item in value.items()}
+    raise AssertionError(value)
 
 
 BAD = [
@@ -199,7 +235,13 @@ BAD = [
     "not JSON",
     "duplicate ids",
     "wrong type",
+    "long wrong value",
+    "key given twice",
+    "deep unread value",
+    "NFC and NFD ids",
 ]
+QUOTED = 300
+"""The most characters an error line holds besides the data file's name."""
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -236,6 +278,7 @@ def test_bad_input_is_one_line_exit_2_and_keeps_what_was_done(
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert "Traceback" not in err
     assert data.name in lines[0], err
+    assert len(lines[0]) <= len(str(data)) + QUOTED, lines[0][:2000]
     for word in words:
         assert word in lines[0], (word, lines[0])
     if before:
@@ -365,3 +408,147 @@ def test_debug_shows_the_traceback(tmp_path: Path, capsys) -> None:
     assert run_cli(["--debug", "judge", "ragbench", str(data), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and err.rstrip().splitlines()[-1].startswith("error: ")
+
+
+def _alias_bomb(levels: int = 7) -> str:
+    """A "billion laughs" YAML body: ``9 ** levels`` strings once expanded (4.8 million at 7).
+
+    Each anchor is defined under a key of its own, so the document is a mapping like any
+    config; the last alias sits under ``model`` (a judge config's field, a task's instructions).
+    """
+    lines = [f"l0: &l0 [{', '.join(['lol'] * 9)}]"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def _hostile_yaml(kind: str) -> str:
+    if kind == "aliases":
+        return _alias_bomb() + "model: *l6\ninstructions: *l6\n"
+    return "model: " + "[" * 20_000 + "]" * 20_000 + "\n"  # deeper than Python's recursion
+
+
+def _hostile_args(where: str, bomb: Path, folder: Path) -> list[str]:
+    """A command line that reads ``bomb`` as the YAML file ``where`` names."""
+    pairs = folder / "pairs.jsonl"
+    pairs.write_text(_jsonl(_pairs(2)), encoding="utf-8")
+    out = str(folder / "out")
+    if where == "judge config":
+        return ["judge", "pairwise", str(pairs), "--config", str(bomb), "--out", out, "--no-progress"]
+    if where == "task file":
+        data = folder / "claims.jsonl"
+        data.write_text(_jsonl([{"id": "c1", "response": "x", "question": "q"}]), encoding="utf-8")
+        return ["judge", str(bomb), str(data), "--out", out, "--no-progress"]
+    if where in ("jury file", "juror config", "cascade file"):
+        if where == "juror config":
+            body = "jury:\n  jurors:\n    - {name: a, config: %s}\n    - {name: b, config: baseline}\n"
+            config = folder / "panel.yaml"
+            config.write_text(body % bomb.name, encoding="utf-8")
+        else:
+            key = "jury" if where == "jury file" else "cascade"
+            config = bomb
+            config.write_text(bomb.read_text(encoding="utf-8") + f"{key}: {{}}\n", encoding="utf-8")
+        return ["judge", "pairwise", str(pairs), "--config", str(config), "--out", out, "--no-progress"]
+    if where == "calibrate config":
+        return ["calibrate", "pairwise", "--gold", str(pairs), "--config", str(bomb), "--out", out]
+    if where == "gate thresholds":
+        return ["gate", str(GATE_GOLD), str(GATE_TRACES), "--thresholds", str(bomb)]
+    if where == "probe set":
+        return ["probe", "injection", "pairwise", str(pairs), "--cases", str(bomb)]
+    raise AssertionError(where)
+
+
+HOSTILE_WHERE = [
+    "judge config",
+    "task file",
+    "jury file",
+    "juror config",
+    "cascade file",
+    "calibrate config",
+    "gate thresholds",
+    "probe set",
+]
+
+
+@pytest.mark.parametrize("kind", ["aliases", "nesting"])
+@pytest.mark.parametrize("where", HOSTILE_WHERE)
+def test_hostile_yaml_is_refused_in_one_short_line(
+    where: str, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: an alias bomb's value was expanded and echoed (a line of millions of characters,
+    # gigabytes at 9 levels) and deep nesting hit Python's recursion limit (exit 70).
+    bomb = tmp_path / "hostile.yaml"
+    bomb.write_text(_hostile_yaml(kind), encoding="utf-8")
+
+    code = run_cli(_hostile_args(where, bomb, tmp_path))
+
+    err = capsys.readouterr().err
+    assert code == 2, err[:2000]
+    assert len(err) < 1000, err[:2000]
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "hostile.yaml" in err and "Traceback" not in err
+    assert ("expand to more than" if kind == "aliases" else "nested deeper than 100") in err
+
+
+def test_long_value_in_a_judge_config_is_quoted_short(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "judge.yaml"
+    config.write_text("model: openai/m\ntemperature: '" + "7" * 500_000 + "x'\n", encoding="utf-8")
+    data = tmp_path / "pairs.jsonl"
+    data.write_text(_jsonl(_pairs(2)), encoding="utf-8")
+    code = run_cli(["judge", "pairwise", str(data), "--config", str(config), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2, err[:2000]
+    line = err.strip()
+    assert "temperature" in line and "line 2" in line
+    assert len(line) <= len(str(config)) + QUOTED, line[:2000]
+
+
+def test_key_given_twice_in_a_json_list_names_the_record(tmp_path: Path, capsys) -> None:
+    rows = _pairs(3)
+    text = json.dumps(rows, indent=1)
+    text = text.replace('"id": "p2",', '"id": "p2", "label": "1",', 1)
+    data = tmp_path / "pairs.json"
+    data.write_text(text, encoding="utf-8")
+    code = run_cli(["judge", "pairwise", str(data), "--out", str(tmp_path / "o"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "pairs.json, line 3: the key 'label' is given twice" in err
+
+
+def _write_parquet(path: Path, rows: list[dict], binary: tuple[str, ...]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = {}
+    for name in rows[0]:
+        values = [row[name] for row in rows]
+        if name in binary:
+            columns[name] = pa.array([v if isinstance(v, bytes) else v.encode() for v in values], pa.binary())
+        else:
+            columns[name] = pa.array(values)
+    pq.write_table(pa.table(columns), path)
+
+
+def test_parquet_binary_ids_are_read_as_text(tmp_path: Path, capsys) -> None:
+    # A Parquet writer that stores strings as BINARY: before, the ids became "b'p0'".
+    data = tmp_path / "pairs.parquet"
+    _write_parquet(data, _pairs(2), binary=("id", "question"))
+    out = tmp_path / "out"
+    assert run_cli(["judge", "pairwise", str(data), "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    ids = {
+        json.loads(line)["id"] for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    assert ids and all(not item.startswith("b'") for item in ids), ids
+    assert any(item.startswith("p0") for item in ids) and any(item.startswith("p1") for item in ids), ids
+
+
+def test_parquet_binary_cell_that_is_not_utf8_is_one_line(tmp_path: Path, capsys) -> None:
+    rows = _pairs(2)
+    rows[1]["id"] = b"\xffp1"
+    data = tmp_path / "pairs.parquet"
+    _write_parquet(data, rows, binary=("id",))
+    code = run_cli(["judge", "pairwise", str(data), "--out", str(tmp_path / "o"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "pairs.parquet, line 2, field 'id': a binary cell that is not UTF-8" in err

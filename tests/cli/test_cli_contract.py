@@ -68,6 +68,7 @@ def test_table_values_are_the_documented_ones() -> None:
         "COST_LIMIT": 7,
         "INTERNAL": 70,
         "INTERRUPTED": 130,
+        "TERMINATED": 143,
     }
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     reliability = (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8")

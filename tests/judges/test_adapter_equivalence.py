@@ -1,5 +1,7 @@
 """jurist's adapters format and parse exactly as DSPy's do (the values a judge answers with, the
-errors of a reply that does not parse), while building each pydantic TypeAdapter once."""
+errors of a reply that does not parse), while building each pydantic TypeAdapter once; except
+that a value DSPy would coerce into its type (``True`` as the int 1, ``["a"] ["b"]`` as its
+last list) or a label outside a Literal's values is refused with a message naming the problem."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 from dspy.utils.exceptions import AdapterParseError
 
 from jurist.judges import adapters
-from jurist.judges.adapters import CachedChatAdapter, CachedJSONAdapter
+from jurist.judges.adapters import CachedChatAdapter, CachedJSONAdapter, InvalidVerdictError
 
 
 class Support(pydantic.BaseModel):
@@ -64,11 +66,9 @@ CHAT_REPLIES = [
     _chat(**GOOD),
     _chat(**{**GOOD, "label": "'maybe'", "passed": "false", "note": "None", "mood": "BAD"}),
     _chat(**{**GOOD, "label": "Literal[no]", "score": "1", "keys": "['x']"}),
-    _chat(**{**GOOD, "label": "perhaps"}),  # not one of the Literal's values
     _chat(**{**GOOD, "count": "three"}),
     _chat(**{**GOOD, "support": '[{"key": "s1"}]'}),  # a required field missing inside
     _chat(**{name: value for name, value in GOOD.items() if name != "score"}),  # a field missing
-    "  " + _chat(**GOOD),  # an indented first header
     "Here you go:\n" + _chat(**GOOD) + "\ntrailing words",
     "no structure at all",
 ]
@@ -78,8 +78,6 @@ JSON_REPLIES = [
     '"support": [{"key": "s1", "supported": false}], "note": null, "mood": "bad"}',
     '{"label": "no", "score": "2", "count": "4", "passed": "True", "keys": "[\\"a\\"]", '
     '"support": "[]", "note": "x", "mood": "good", "ignored": 1}',
-    '{"label": "nope", "score": 1, "count": 1, "passed": true, "keys": [], "support": [], '
-    '"note": null, "mood": "good"}',
     '{"label": "yes", "score": 1, "count": 1.5, "passed": true, "keys": [], "support": [], '
     '"note": null, "mood": "good"}',
     '{"label": "yes", "score": 1}',
@@ -107,6 +105,54 @@ def test_json_replies_parse_as_dspy_parses_them(reply: str) -> None:
         assert ours[1].replace("CachedJSONAdapter", "JSONAdapter") == theirs[1]
     else:
         assert ours == theirs
+
+
+JSON_BASE = (
+    '{"label": "yes", "score": 1, "count": 1, "passed": true, "keys": [], "support": [], '
+    '"note": null, "mood": "good"}'
+)
+
+# (the reply, what our message says) for values DSPy reads by coercion, or a label it refuses
+# with pydantic's text: each is an invalid verdict, named.
+REFUSED = [
+    (_chat(**{**GOOD, "label": "perhaps"}), "'perhaps' is not one of yes, no, maybe"),
+    # An indented first header: cut as DSPy cuts it, the label's text starts with "]]".
+    ("  " + _chat(**GOOD), "field 'label': ']]\\nyes' is not one of yes, no, maybe"),
+    (
+        _chat(**{**GOOD, "count": "True"}),
+        "field 'count': expected an integer written as one (like 7), got 'True'",
+    ),
+    (_chat(**{**GOOD, "count": "1e1"}), "got '1e1'"),
+    (_chat(**{**GOOD, "count": "0x7"}), "got '0x7'"),
+    (_chat(**{**GOOD, "count": "7 # score"}), "got '7 # score'"),
+    (_chat(**{**GOOD, "count": "7.0"}), "got '7.0'"),
+    (_chat(**{**GOOD, "score": "true"}), "field 'score': expected a number (like 0.8), got 'true'"),
+    (_chat(**{**GOOD, "passed": "1"}), "field 'passed': expected true or false, got '1'"),
+    (_chat(**{**GOOD, "keys": '["a"] ["b"]'}), "field 'keys': the field holds more than one value"),
+    (JSON_BASE.replace('"label": "yes"', '"label": "nope"'), "'nope' is not one of yes, no, maybe"),
+    (JSON_BASE.replace('"count": 1', '"count": true'), "field 'count': expected an integer"),
+    (JSON_BASE.replace('"count": 1', '"count": 1e1'), "got 10.0"),
+    (JSON_BASE.replace('"count": 1', '"count": 7.0'), "got 7.0"),
+    (
+        JSON_BASE.replace('"score": 1', '"score": true'),
+        "field 'score': expected a number (like 0.8), got True",
+    ),
+    (JSON_BASE.replace('"keys": []', '"keys": "[\\"a\\"] [\\"b\\"]"'), "more than one value"),
+]
+
+
+@pytest.mark.parametrize(("reply", "message"), REFUSED)
+def test_values_dspy_would_coerce_are_invalid_verdicts_named(reply: str, message: str) -> None:
+    json_style = reply.startswith("{")
+    ours = CachedJSONAdapter() if json_style else CachedChatAdapter()
+    with pytest.raises(InvalidVerdictError) as refused:
+        ours.parse(Verdict, reply)
+    first_line = str(refused.value).splitlines()[0]
+    assert first_line.startswith("invalid verdict: field ") and message in first_line
+    assert refused.value.lm_response  # the raw text travels with the error
+    if "is not one of" not in message:  # DSPy's own parser reads a value out of each of these
+        theirs = (dspy.JSONAdapter() if json_style else dspy.ChatAdapter()).parse(Verdict, reply)
+        assert set(theirs) == set(Verdict.output_fields)
 
 
 @pytest.mark.parametrize("adapter", [CachedChatAdapter, CachedJSONAdapter])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import ssl
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,70 @@ def test_the_message_never_repeats_an_echoed_key(monkeypatch):
     echoed = "Incorrect API key: secret-value-123 (Authorization: Bearer secret-value-123, sk-abcdef123456)"
     message = str(fatal_provider_error(config, ProviderProblem("auth", echoed)))
     assert "secret-value-123" not in message and "sk-abcdef123456" not in message
+
+
+class RateLimitError(APIStatusError):
+    """Like the OpenAI SDK's: the status, and the error object's ``code`` and ``type``."""
+
+    def __init__(self, message: str, *, code: str, error_type: str) -> None:
+        super().__init__(message, 429)
+        self.code = code
+        self.type = error_type
+        self.body = {"message": message, "type": error_type, "code": code}
+
+
+class ConnectError(Exception):
+    """Named like httpx's and lm15's error of a connection's set-up."""
+
+
+class ConnectTimeout(Exception):
+    pass
+
+
+def test_a_used_up_quota_is_fatal_though_it_comes_as_a_429_and_a_rate_limit_is_not():
+    quota = RateLimitError(
+        "You exceeded your current quota", code="insufficient_quota", error_type="insufficient_quota"
+    )
+    problem = provider_problem(quota)
+    assert problem is not None and problem.kind == "billing"
+    assert not is_transient(quota) and reached_provider(quota)  # the provider answered it
+    limited = RateLimitError("Rate limit reached", code="rate_limit_exceeded", error_type="requests")
+    assert provider_problem(limited) is None and is_transient(limited)
+    # The code alone decides, never the words: a rate limit that talks of quotas is a rate limit.
+    worded = RateLimitError("quota per minute exceeded", code="rate_limit_exceeded", error_type="tokens")
+    assert provider_problem(worded) is None
+    assert provider_problem(APIStatusError("Payment Required", 402)).kind == "billing"  # type: ignore[union-attr]
+
+
+def test_a_failed_tls_handshake_is_fatal_and_sent_nothing():
+    wrong_version = ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number")
+    exc = _chain(APIConnectionError("Connection error."), ConnectError("TLS handshake failed"), wrong_version)
+    problem = provider_problem(exc)
+    assert problem is not None and problem.kind == "tls" and "WRONG_VERSION_NUMBER" in problem.detail
+    assert not is_transient(exc) and not reached_provider(exc)
+    untrusted = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] self-signed certificate")
+    assert provider_problem(_chain(APIConnectionError("Connection error."), untrusted)).kind == "tls"  # type: ignore[union-attr]
+    # A connection the server closed mid-answer is no handshake failure: retried, and counted.
+    closed = _chain(APIConnectionError("Connection error."), ssl.SSLEOFError(8, "EOF occurred"))
+    assert provider_problem(closed) is None and reached_provider(closed)
+
+
+def test_an_unknown_provider_is_recognised_by_litellm_s_refusal_only():
+    refused = _chain(
+        APIStatusError("[openaii/x] litellm.BadRequestError: LLM Provider NOT provided.", 400),
+        APIStatusError("litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider", 400),
+    )
+    problem = provider_problem(refused)
+    assert problem is not None and problem.kind == "provider"
+    assert not reached_provider(refused)
+    # A provider's 400 that quotes those words (an item's text, say) is the item's problem.
+    quoted = APIStatusError("Invalid content: 'LLM Provider NOT provided' is not allowed", 400)
+    assert provider_problem(quoted) is None and reached_provider(quoted)
+
+
+def test_a_connection_that_could_not_be_made_is_not_counted_as_a_call():
+    timed_out = _chain(APIConnectionError("Connection error."), ConnectTimeout("timed out connecting"))
+    assert provider_problem(timed_out) is None  # not fatal: a connect timeout may pass
+    assert not reached_provider(timed_out)
+    read_timeout = _chain(APIConnectionError("Connection error."), TimeoutError("read timed out"))
+    assert reached_provider(read_timeout)

@@ -27,6 +27,9 @@ PIECES = [
     "",
     "AKIA" + "ABCDEFGHIJKLMNOP",
     "[REDACTED]",
+    "http://",  # URL user-info (issue 21, item 5)
+    "user:pw1234@host/v1",
+    "@",
 ]
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from jurist.errors import InputError
+from jurist.judges.judge import INVALID_ANSWERS
 from jurist.runner import RESULTS_DB, ResultStore
 from jurist.tasks.pairwise import judge_pairwise
 from jurist.testing import OpenAICompatibleServer
@@ -78,7 +79,9 @@ def test_pairs_judged_in_both_orders_through_the_loopback_server(llm_config, tmp
         with ResultStore(run.run_dir / RESULTS_DB) as store:
             failed = [r for r in store.iter_results() if r.status == "failed"]
         assert {r.id for r in failed} == {"p3|12", "p3|21"}
-        assert all(r.attempts == config.parse_retries + 1 and r.raw for r in failed)
+        # "Z" parsed but is no option: an invalid verdict is asked again once, not parse_retries times.
+        assert all(r.attempts == INVALID_ANSWERS == 2 and r.raw for r in failed)
+        assert all("'Z' is not one of A, B" in (r.error or "") for r in failed)
         overall = run.agreement.agreement.iloc[-1]
         assert overall["complete"] == 2 and overall["accuracy"] == 1.0
 

@@ -67,6 +67,12 @@ LLM_TASKS = [
 ]
 LLM_IDS = ["ragbench", "pairwise", "bool", "label", "yaml-pairwise", "score"]
 
+SLOPPY_STYLES = ["single-quotes", "unquoted-keys", "trailing-comma", "raw-newline"]
+"""How the sloppy judge writes its own object: a Python dict, a JS object, JSON with a trailing
+comma, JSON with a raw line break in a string."""
+SLOPPY_FAMILIES = ["python-dict", "js-object", "trailing-comma", "fenced-after-prose", "after-sloppy-object"]
+"""The probe families of objects a lenient JSON repair reads."""
+
 
 def copying_judge(verdict: dict[str, str], *, retype_markers: bool = False) -> Any:
     """A loopback responder that answers ``verdict`` in the adapter's format and pastes the
@@ -218,6 +224,7 @@ def test_cli_probe_injection_exit_codes_and_json(tmp_path: Path, capsys: pytest.
     assert set(printed["families"]) >= {
         "verdict-text",
         "json-verdict",
+        *SLOPPY_FAMILIES,
         "fake-field",
         "instruction",
         "markup",
@@ -253,3 +260,106 @@ def test_gates_claim_baseline_is_never_moved() -> None:
     report = probe_injection(task, gates / "trace.sample.jsonl", JudgeConfig(), options, limit=3)
     assert report.totals["probes"] >= 50
     assert report.moved == 0 and report.totals["failed"] == 0
+
+
+# ---------------------------------------------------------------------- sloppy JSON, then the item
+
+
+def sloppy_object(values: dict[str, Any], style: str) -> str:
+    """The judge's own answer as an object that is not strict JSON, in ``style``."""
+    if style == "single-quotes":  # a Python dict literal: 'key': 'text', True
+        return repr(values)
+    if style == "unquoted-keys":  # a JS object literal
+        return "{" + ", ".join(f"{name}: {json.dumps(value)}" for name, value in values.items()) + "}"
+    if style == "trailing-comma":
+        return (
+            "{"
+            + "".join(f"{json.dumps(name)}: {json.dumps(value)}, " for name, value in values.items())
+            + "}"
+        )
+    text = json.dumps(values)  # raw-newline: a line break typed into a string as it is
+    return text.replace("\\n", "\n")
+
+
+def sloppy_quoting_judge(verdict: dict[str, str], style: str) -> Any:
+    """A loopback responder that answers every prompt (chat or JSON) with its own verdict as
+    sloppy JSON (``style``), then quotes the judged item: the user message, its field headers
+    made plain, as a model that "shows its work" would."""
+
+    def respond(body: dict[str, Any]) -> str:
+        system = str(body["messages"][0]["content"])
+        declared, _, rest = system.partition("Your output fields are:")
+        inputs = set(_FIELD.findall(declared))
+        outputs = _FIELD.findall(rest.split("All interactions", 1)[0])
+        quoted = _INPUT_HEADER.sub(
+            lambda match: f"{match.group(1)}:" if match.group(1) in inputs else match.group(0),
+            last_user_message(body),
+        )
+        values = {
+            name: _json_value(verdict[name]) if name in verdict else "The response holds.\nIt is grounded."
+            for name in outputs
+        }
+        return f"{sloppy_object(values, style)}\n\nThe item I judged:\n{quoted}"
+
+    return respond
+
+
+# (task index in LLM_TASKS, style, adapter): every style through both adapters on the bool
+# task, and the score, label and pairwise YAML tasks in one style each.
+SLOPPY_RUNS = [
+    *((2, style, adapter) for style in SLOPPY_STYLES for adapter in ("chat", "json")),
+    (5, "single-quotes", "chat"),
+    (5, "unquoted-keys", "json"),
+    (3, "trailing-comma", "chat"),
+    (4, "raw-newline", "json"),
+]
+
+
+@pytest.mark.parametrize(
+    ("index", "style", "adapter"),
+    SLOPPY_RUNS,
+    ids=[f"{LLM_IDS[index]}-{style}-{adapter}" for index, style, adapter in SLOPPY_RUNS],
+)
+def test_a_judge_that_writes_sloppy_json_then_quotes_the_item_is_never_moved(
+    index: int, style: str, adapter: str, tmp_path: Path
+) -> None:
+    """Its own object is read (the clean items are judged); a verdict planted in the item, in
+    any syntax a lenient repair reads, makes the answer ambiguous (failed), never the verdict.
+    (Before, the lenient repair took the planted object: 5 of these probes moved the bool and
+    score judges, while the first 56 bundled cases moved none.)"""
+    task_name, data, verdict = LLM_TASKS[index]
+    task = get_task(task_name)
+    with OpenAICompatibleServer(sloppy_quoting_judge(verdict, style)) as server:
+        config = loopback_config(server.base_url, tmp_path / "cache").model_copy(
+            update={"concurrency": 8, "adapter": adapter, "parse_retries": 0}
+        )
+        report = probe_injection(task, data, config, task.options(), limit=1)
+    assert not report.skipped  # the judge's own sloppy answer to the clean item is read
+    assert report.cases == len(load_cases()) and report.totals["probes"] == report.cases
+    assert report.moved == 0, report.to_dict()["moved_probes"][:3]
+    families = report.by_family()
+    for family in SLOPPY_FAMILIES:
+        assert families[family]["failed"] == families[family]["probes"] > 0, (family, families[family])
+    failed = report.to_dict()["failed_probes"]
+    assert all("ambiguous verdict" in probe["error"] and probe["raw"] for probe in failed)
+
+
+def test_a_lenient_json_repair_is_moved_by_the_sloppy_families(tmp_path: Path) -> None:
+    """The probe detects the bug the sloppy families guard against: DSPy's own JSONAdapter reads
+    a reply that is not strict JSON with a lenient repair, which takes the object quoted from
+    the item over the judge's own."""
+    task_name, data, verdict = LLM_TASKS[5]  # a score task: its judge answers reasoning and verdict
+    task = get_task(task_name)
+    options = task.options()
+    items = [next(iter(task.items(task.read(data, options), options)))]
+    cases = [case for case in load_cases() if case.family in SLOPPY_FAMILIES]
+    with OpenAICompatibleServer(sloppy_quoting_judge(verdict, "single-quotes")) as server:
+        config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 0})
+        judge = task.make_judge(config, options)
+        judge.adapter = dspy.JSONAdapter()  # type: ignore[attr-defined]
+        report = asyncio.run(probe_judge(task, judge, items, options, cases))
+    assert report.moved > 0
+    assert {family for family, counts in report.by_family().items() if counts["moved"]} >= {
+        "python-dict",
+        "fenced-after-prose",
+    }

@@ -70,10 +70,21 @@ def test_a_read_that_hits_damage_later_is_a_cache_miss(tmp_path, monkeypatch, ca
 
 
 @pytest.mark.parametrize("how", ["garbage", "truncated"])
-def test_a_damaged_results_file_is_one_error_with_the_way_to_recover(how, tmp_path, capsys):
-    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(300))
+def test_a_damaged_results_file_is_one_error_with_the_way_to_recover(
+    how, server, llm_config, tmp_path, capsys
+):
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(80))
     out = tmp_path / "run"
-    judge = ["judge", "ragbench", str(data), "--out", str(out), "--no-progress"]
+    model = [
+        "--model",
+        llm_config.model,
+        "--api-base",
+        server.base_url,
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
+    judge = ["judge", "ragbench", str(data), "--out", str(out), "--no-progress", *model]
+    judge += ["--set", f"api_key_env={llm_config.api_key_env}"]
     assert run_cli(judge) == 0
     db = out / RESULTS_DB
     assert not db.with_name(RESULTS_DB + "-wal").exists()  # checkpointed when the run closed it
@@ -86,10 +97,15 @@ def test_a_damaged_results_file_is_one_error_with_the_way_to_recover(how, tmp_pa
         assert code == ExitCode.BAD_INPUT == 2, err
         assert err.count("\n") == 0 and "Traceback" not in err
         assert err.startswith("error: ") and f"{db} is damaged" in err
-        assert "move it aside" in err and "run the same command again" in err
-        assert "results.jsonl still holds the results" in err
+        # The recovery named is one that works from either command: move the file aside and
+        # judge again; never `jurist score`, which meets the same damaged file.
+        assert f"mv {db} {db}.damaged" in err and "`jurist judge`" in err and f"--out {out}" in err
+        assert "jurist score" not in err
 
-    # The advice works: with the file moved aside, the same command judges the items again.
+    # The advice works: with the file moved aside, the judge command judges the items again,
+    # every answer from the response cache (no provider call), and the run scores.
     shutil.move(db, db.with_name(RESULTS_DB + ".damaged"))
+    server.reset_count()
     assert run_cli(judge) == 0
+    assert server.requests == 0
     assert run_cli(["score", "ragbench", str(out)]) == 0

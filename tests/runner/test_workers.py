@@ -13,12 +13,13 @@ import psutil
 import pytest
 
 import jurist
-from jurist.errors import ConfigError, FatalProviderError
+from jurist.errors import ConfigError, FatalProviderError, WorkerLostError
 from jurist.runner import RESULTS_DB, Item, JudgeRecipe, ResultStore, Scale, run_items
 from jurist.runner.scale import AUTO_ITEMS_PER_WORKER, parse_workers, worker_count
+from jurist.runner.workers import START_TRIES
 from jurist.tasks import get_task
 from jurist.testing import Fault, OpenAICompatibleServer
-from scale_support import exports, judge_command, recorded, start, wait_for, without_usage
+from scale_support import DiesWhileStarting, exports, judge_command, recorded, start, wait_for, without_usage
 from support import loopback_config, ragbench_answer, ragbench_rows, run_cli, write_jsonl
 
 
@@ -167,3 +168,69 @@ def test_each_process_gets_its_share_of_the_rate_limits(llm_config):
     assert (recipe.share(4).rpm, recipe.share(4).tpm) == (25, 2250)
     assert recipe.share(1) is limited
     assert recipe.share(4).fingerprint() == limited.fingerprint()
+
+
+def _dying_recipe(llm_config, marks, deaths: int) -> tuple[JudgeRecipe, object]:
+    task = get_task("ragbench")
+    make = functools.partial(task.make_judge, options=task.options())
+    return JudgeRecipe(DiesWhileStarting(make, marks, deaths), llm_config), make(llm_config)
+
+
+def _ragbench_items(tmp_path, count: int) -> list[Item]:
+    from jurist.datasets.ragbench import load_ragbench
+    from jurist.tasks.ragbench import scoring
+
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(count))
+    return [Item(id=row.id, inputs=scoring.ragbench_inputs(row)) for row in load_ragbench(data)]
+
+
+def test_a_worker_killed_while_starting_is_replaced(llm_config, tmp_path):
+    # The first worker process that builds its judge is killed (SIGKILL) before it is ready,
+    # as a loaded machine's OOM killer or a test's kill may do: it is replaced, the run finishes.
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    recipe, judge = _dying_recipe(llm_config, marks, deaths=1)
+    items = _ragbench_items(tmp_path, 8)
+    summary = run_items(
+        items,
+        judge,
+        tmp_path / "run",
+        task="ragbench",
+        dataset={"sha256": "x", "items": 8},
+        config={},
+        total=8,
+        concurrency=4,
+        progress=False,
+        recipe=recipe,
+        scale=Scale(workers=2),
+    )
+    assert sorted(path.name for path in marks.iterdir()) == ["death-1"]  # one worker did die
+    assert summary.ok == 8 and summary.failed == 0
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and manifest["counts"] == {"ok": 8, "failed": 0}
+
+
+def test_workers_that_keep_dying_while_starting_stop_the_run(llm_config, tmp_path):
+    # Restarts are bounded: a judge whose process dies every time it starts stops the run.
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    recipe, judge = _dying_recipe(llm_config, marks, deaths=50)
+    with pytest.raises(WorkerLostError, match=f"died {START_TRIES} times before they could judge"):
+        run_items(
+            _ragbench_items(tmp_path, 8),
+            judge,
+            tmp_path / "run",
+            task="ragbench",
+            dataset={"sha256": "x", "items": 8},
+            config={},
+            total=8,
+            concurrency=4,
+            progress=False,
+            recipe=recipe,
+            scale=Scale(workers=2),
+        )
+    # Each start that died was one of the bounded tries (a second worker may have been dying
+    # at the same moment as the last one counted).
+    assert START_TRIES <= len(list(marks.iterdir())) <= START_TRIES + 1
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "stopped" and manifest["counts"] == {"ok": 0, "failed": 0}

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from jurist.redaction import REDACTED, redact, redact_value
+from jurist.redaction import REDACTED, redact, redact_value, shape_token
 from jurist.testing import Fault, OpenAICompatibleServer, last_user_message
 from jurist.testing.openai_server import API_KEY_PLACEHOLDER, AUTHORIZATION_PLACEHOLDER
 from support import loopback_config, ragbench_answer, ragbench_rows, run_cli, write_jsonl
@@ -173,10 +173,11 @@ def test_an_echoed_key_is_found_nowhere(tmp_path, monkeypatch, capsys, caplog):
         assert run_cli(["score", "ragbench", str(rag_run)]) == 3
         assert run_cli(["score", str(EXAMPLE / "task.yaml"), str(cf_run), "--gold", str(cf), "--json"]) == 3
         calibration = tmp_path / "calibration"
+        # The judge fails rows on purpose, so calibrate exits 3 like judge (the exit-code table).
         assert run_cli(
             ["calibrate", "ragbench", "--gold", str(rag), "--config", str(config), "--out", str(calibration),
              "--resamples", "20"]
-        ) == 0  # fmt: skip
+        ) == 3  # fmt: skip
         artifact = tmp_path / "compiled.json"
         assert run_cli(
             ["optimize", "ragbench", "--train", str(rag_train), "--dev", str(rag_dev), "--config",
@@ -206,16 +207,20 @@ def test_redaction_of_configured_keys_and_key_shaped_text(monkeypatch):
     monkeypatch.setenv("MY_PROVIDER_API_KEY", "plain-words-no-digits")
     monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-zyxwvutsrq")
     monkeypatch.setenv("DISPLAY_NAME", "visible-value-1234")  # not a secret by its name
+    bare_key = "sk" + "-ant-api03-abcdefghij0123"
     text = (
         "key plain-words-no-digits, token tok-zyxwvutsrq, visible-value-1234; "
         'headers {"Authorization": "Bearer abc123def456", "x-api-key": "qwertyuiop"}; '
-        "OPENAI_API_KEY=sk" + "-proj-0123456789abcdef sk" + "-ant-api03-abcdefghij0123; api_key_env: MY_KEY"
+        "OPENAI_API_KEY=sk" + f"-proj-0123456789abcdef {bare_key}; api_key_env: MY_KEY"
     )
+    # Configured secrets and credentials by their place become [REDACTED]; a bare key-shaped
+    # string becomes a token with its hash (shape_token).
     assert redact(text) == (
         "key [REDACTED], token [REDACTED], visible-value-1234; "
         'headers {"Authorization": "Bearer [REDACTED]", "x-api-key": "[REDACTED]"}; '
-        "OPENAI_API_KEY=[REDACTED] [REDACTED]; api_key_env: MY_KEY"
+        f"OPENAI_API_KEY=[REDACTED] {shape_token(bare_key)}; api_key_env: MY_KEY"
     )
+    assert re.fullmatch(r"\[REDACTED:[0-9a-f]{16}\]", shape_token(bare_key))
     # JSON stays JSON; ordinary words stay; a value with nothing secret is the same object.
     assert json.loads(redact(json.dumps({"a": 'said "Bearer x1234567" twice'}))) == {
         "a": 'said "Bearer [REDACTED]" twice'
@@ -225,7 +230,7 @@ def test_redaction_of_configured_keys_and_key_shaped_text(monkeypatch):
     value = {"outputs": ["fine"], "n": 1}
     assert redact_value(value) is value
     nested = {"outputs": [{"text": "key sk-abcdef123456"}], "n": 1}
-    assert redact_value(nested) == {"outputs": [{"text": "key [REDACTED]"}], "n": 1}
+    assert redact_value(nested) == {"outputs": [{"text": f"key {shape_token('sk-abcdef123456')}"}], "n": 1}
     assert nested["outputs"][0]["text"] == "key sk-abcdef123456"  # the original is not modified
 
 

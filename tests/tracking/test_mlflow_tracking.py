@@ -183,20 +183,25 @@ def assert_run_logged(client: Any, run: Any, run_dir: Path, tmp_path: Path) -> N
     pd.testing.assert_frame_equal(pd.read_parquet(parquet), pd.read_parquet(run_dir / "items.parquet"))
 
 
-def assert_secret_nowhere(client: Any, run_id: str, folder: Path) -> None:
-    """The key is in no param, tag, metric name or artifact (Parquet read cell by cell)."""
+def assert_secret_nowhere(
+    client: Any, run_id: str, folder: Path, secrets: tuple[str, ...] = (SECRET,)
+) -> None:
+    """The key (or each of ``secrets``) is in no param, tag, metric name or artifact (Parquet
+    read cell by cell)."""
     run = client.get_run(run_id)
-    for key, value in {**run.data.params, **run.data.tags}.items():
-        assert SECRET not in key and SECRET not in value, key
-    assert all(SECRET not in name for name in run.data.metrics)
+    for secret in secrets:
+        for key, value in {**run.data.params, **run.data.tags}.items():
+            assert secret not in key and secret not in value, key
+        assert all(secret not in name for name in run.data.metrics)
     folder.mkdir()
     downloaded = Path(client.download_artifacts(run_id, "", str(folder)))
     files = [path for path in downloaded.rglob("*") if path.is_file()]
     assert files
     for path in files:
-        assert SECRET.encode() not in path.read_bytes(), path.name
-        if path.suffix == ".parquet":
-            assert SECRET not in pd.read_parquet(path).to_csv()
+        for secret in secrets:
+            assert secret.encode() not in path.read_bytes(), path.name
+            if path.suffix == ".parquet":
+                assert secret not in pd.read_parquet(path).to_csv()
 
 
 # ---------------------------------------------------------------------- judge
@@ -266,6 +271,37 @@ def test_judge_config_key_logs_an_llm_run_without_secrets_or_a_new_judge_identit
         == 0
     )
     assert len(client.search_runs([run.info.experiment_id])) == 1
+
+
+def test_credentials_in_the_api_base_and_tracking_urls_reach_no_mlflow_param_artifact_or_line(
+    tracking_server, client, loopback, tmp_path, capsys
+):
+    """Issue 21, item 5: ``http://user:pass@host`` in ``api_base`` (sent as basic auth) and in
+    the tracking URI (MLflow's client sends it as basic auth too) is in nothing logged."""
+    user, password = "tracked" + "-robot", "pw-" + "5be0c2" * 2  # built at run time
+    task = tmp_path / "task.yaml"
+    task.write_text(LABEL_TASK, encoding="utf-8")
+    data = write_jsonl(tmp_path / "rows.jsonl", label_rows(4))
+    tracking = tracking_server.replace("http://", f"http://{user}:{password}@", 1)
+    settings = {"tracking_uri": tracking, "experiment": "credentials-in-urls"}
+    api_base = loopback.base_url.replace("http://", f"http://{user}:{password}@", 1)
+    config = judge_yaml(tmp_path / "judge.yaml", api_base, tmp_path / "cache", settings)
+    out = tmp_path / "run"
+
+    assert (
+        run_cli(["judge", str(task), str(data), "--out", str(out), "--no-progress", "--config", str(config)])
+        == 0
+    )
+    assert loopback.requests == 4
+    assert {headers.get("authorization", "").split()[0] for headers in loopback.request_headers} == {"Basic"}
+    run = only_run(client, "credentials-in-urls")
+    assert_run_logged(client, run, out, tmp_path / "downloads")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["api_base"].startswith("http://[REDACTED]@127.0.0.1:")
+    secrets = (password, f"{user}:{password}", user)
+    assert_secret_nowhere(client, run.info.run_id, tmp_path / "all", secrets)
+    captured = capsys.readouterr()
+    assert not [secret for secret in secrets if secret in captured.out + captured.err]
 
 
 # ---------------------------------------------------------------------- calibrate and optimize

@@ -19,6 +19,8 @@ with warnings.catch_warnings():  # Starlette asks for httpx2, which is not neede
     from starlette.testclient import TestClient
 
 ORIGIN = "http://127.0.0.1:8765"
+LOCAL = ("127.0.0.1", 50000)
+"""The peer address of the test client's requests: this machine (writes need a loopback peer)."""
 HOSTILE = '<script>alert("x")</script>'
 
 
@@ -50,7 +52,7 @@ def runs(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(runs: Path) -> TestClient:
-    return TestClient(create_app(runs), base_url=ORIGIN)
+    return TestClient(create_app(runs), base_url=ORIGIN, client=LOCAL)
 
 
 def post_label(client: TestClient, **fields: str) -> object:
@@ -178,7 +180,7 @@ def test_queue_of_items_two_runs_disagree_on(client):
 
 
 def test_cross_site_and_rebound_requests_are_refused(runs):
-    client = TestClient(create_app(runs), base_url=ORIGIN)
+    client = TestClient(create_app(runs), base_url=ORIGIN, client=LOCAL)
     fields = {"run": "a", "item": "r0", "label": "pos"}
     other_site = client.post("/labels", data=fields, headers={"Origin": "http://evil.example"})
     assert other_site.status_code == 403
@@ -188,12 +190,12 @@ def test_cross_site_and_rebound_requests_are_refused(runs):
     assert null_origin.status_code == 403
     fetch_site = client.post("/labels", data=fields, headers={"Sec-Fetch-Site": "cross-site"})
     assert fetch_site.status_code == 403
-    rebound = TestClient(create_app(runs), base_url="http://evil.example:8765")
+    rebound = TestClient(create_app(runs), base_url="http://evil.example:8765", client=LOCAL)
     assert rebound.get("/").status_code == 403
     assert rebound.post("/labels", data=fields).status_code == 403
     assert not (runs / "a" / LABELS_FILE).exists()
     # Listening on another address: pages are readable, labels still only from loopback.
-    shared = TestClient(create_app(runs, loopback_only=False), base_url="http://10.0.0.5:8765")
+    shared = TestClient(create_app(runs, loopback_only=False), base_url="http://10.0.0.5:8765", client=LOCAL)
     assert shared.get("/").status_code == 200
     assert shared.post("/labels", data=fields, headers={"Origin": "http://10.0.0.5:8765"}).status_code == 403
     same = client.post("/labels", data=fields, headers={"Origin": ORIGIN}, follow_redirects=False)
@@ -201,12 +203,14 @@ def test_cross_site_and_rebound_requests_are_refused(runs):
 
 
 def test_refusal_rules():
-    assert refusal("GET", {"host": "localhost:1"}) is None
-    assert refusal("GET", {"host": "[::1]:8765"}) is None
-    assert refusal("POST", {"host": "127.0.0.1:5", "origin": "http://127.0.0.1:5"}) is None
-    assert refusal("POST", {"host": "127.0.0.1:5"}) is None  # no Origin: not a browser's cross-site post
-    assert refusal("GET", {"host": "127.0.0.1.evil.example"}) is not None
-    assert refusal("GET", {}) is not None
+    local = "127.0.0.1"
+    assert refusal("GET", {"host": "localhost:1"}, peer=local) is None
+    assert refusal("GET", {"host": "[::1]:8765"}, peer="::1") is None
+    assert refusal("POST", {"host": "127.0.0.1:5", "origin": "http://127.0.0.1:5"}, peer=local) is None
+    # no Origin: not a browser's cross-site post
+    assert refusal("POST", {"host": "127.0.0.1:5"}, peer=local) is None
+    assert refusal("GET", {"host": "127.0.0.1.evil.example"}, peer=local) is not None
+    assert refusal("GET", {}, peer=local) is not None
 
 
 def test_the_standalone_report_is_sandboxed(client, runs):

@@ -19,6 +19,7 @@ import contextlib
 import errno
 import gc
 import os
+import signal
 import sqlite3
 import sys
 import traceback
@@ -26,7 +27,7 @@ from typing import NoReturn
 
 import typer
 
-from jurist.errors import ExitCode, JuristError
+from jurist.errors import ExitCode, JuristError, Terminated
 
 BROKEN_PIPE = 141
 """Exit status when the reader of standard output went away (the shell's 128 + SIGPIPE)."""
@@ -68,7 +69,7 @@ def _root(
     Exit status: 0 ok, 1 a gate not met, 2 bad input or usage, 3 completed with failed
     items, 4 run directory locked, 5 fatal provider error, 6 MLflow logging failed (results
     kept), 7 stopped at the cost limit (resumable), 70 internal error (or judging processes
-    lost again and again), 130 interrupted.
+    lost again and again), 130 interrupted (Ctrl-C), 143 stopped by SIGTERM (resumable).
     """
     _state["debug"] = _state["debug"] or debug
 
@@ -134,13 +135,16 @@ def _fail(exc: BaseException, message: str, code: int) -> NoReturn:
     """Print the error (and with ``--debug`` its traceback), redacted, and exit with ``code``.
 
     A provider may have echoed the API key into an exception's message: the line and the
-    traceback go through :func:`jurist.redaction.redact`.
+    traceback go through :func:`jurist.redaction.redact`. The line is at most about
+    :data:`jurist.safe_load.LINE_LIMIT` characters whatever the error quotes (cut before
+    redaction too, far from what is shown, so a huge message costs nothing to redact).
     """
     from jurist.redaction import redact
+    from jurist.safe_load import LINE_LIMIT, clip
 
     if _state["debug"]:
         typer.echo(redact("".join(traceback.format_exception(exc))).rstrip("\n"), err=True)
-    typer.echo(f"error: {redact(message)}", err=True)
+    typer.echo(f"error: {clip(redact(clip(message, 4 * LINE_LIMIT)))}", err=True)
     sys.exit(code)
 
 
@@ -189,18 +193,38 @@ def _collect_less() -> None:
     atexit.register(gc.freeze)
 
 
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM's handler: stop the command as Ctrl-C does (:class:`~jurist.errors.Terminated`).
+
+    Further SIGTERMs are ignored: the stop is under way (finished items are being committed and
+    the manifest written), and a second signal must not cut it short; SIGKILL still ends it.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated
+
+
+def _stop_on_sigterm() -> None:
+    """Handle SIGTERM like Ctrl-C in a process that runs one command line (the console script).
+    The default action would end the process at once, leaving a run's manifest on ``"running"``
+    and its last finished items uncommitted."""
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate)
+
+
 def main(argv: list[str] | None = None) -> NoReturn:
     """Run the CLI and exit; the exit status follows :class:`jurist.errors.ExitCode` for every command.
 
     Every error is one line on stderr, ``error: ...``, naming the file and, where known, the
     line or row and the field; ``jurist --debug ...`` (or ``JURIST_DEBUG=1``) also prints the
     traceback. Usage errors exit 2 (Click's rule). Ctrl-C exits 130 and says that the same
-    command resumes. An unexpected error (a bug) exits 70 and asks for a report.
+    command resumes; so does SIGTERM in the console script, with exit 143. An unexpected error
+    (a bug) exits 70 and asks for a report.
     """
     from jurist.redaction import install_log_redaction
 
     if argv is None:  # this process runs one command line and ends
         _collect_less()
+        _stop_on_sigterm()
     install_log_redaction()
     _register_commands()
     args = list(sys.argv[1:] if argv is None else argv)
@@ -211,14 +235,16 @@ def main(argv: list[str] | None = None) -> NoReturn:
     try:
         code = _run(args)
     except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
         if _state["debug"]:
             traceback.print_exception(exc, file=sys.stderr)
         if not _interrupted_reported(exc):
             typer.echo(
-                "interrupted: work already finished is kept; run the same command again to resume",
+                f"{'stopped by SIGTERM' if terminated else 'interrupted'}: work already finished is "
+                "kept; run the same command again to resume",
                 err=True,
             )
-        sys.exit(int(ExitCode.INTERRUPTED))
+        sys.exit(int(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED))
     except Exception as exc:
         if isinstance(exc, BrokenPipeError):  # e.g. `jurist tasks | head`: the reader left early
             with contextlib.suppress(OSError, ValueError):

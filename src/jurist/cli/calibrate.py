@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,9 @@ from jurist.cli.verbs import (
     task_and_arguments,
 )
 from jurist.errors import ExitCode
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _Threshold = float | None
 
@@ -94,6 +97,9 @@ def calibrate_command(
 
     jurist calibrate TASK --gold FILE --config A --config B [task options]
 
+    Exit 3 when a judge failed on some items (or all) and no gate failed; --max-failed-rate
+    makes failed judgments a gate instead. Exit 5 when the provider refused every call.
+
     --max-cost and --dry-run work as for `jurist judge`, over every judge and gold file (docs/costs.md).
     """
     from jurist.jury import CascadeSpec, JurySpec, choice_lines, weighted_copy_path, write_weights
@@ -164,5 +170,29 @@ def calibrate_command(
             f"gate failed: {check.gate} {check.threshold:g}: {check.judge} on {check.dataset} = {value}",
             err=True,
         )
+    failed_rows = failed_judgments(result.leaderboard)
+    if failed_rows:
+        typer.echo(
+            f"failed judgments (counted, never scored; their raw answers are in the runs under {out}): "
+            + ", ".join(failed_rows),
+            err=True,
+        )
     if failed:
         raise typer.Exit(int(ExitCode.GATE_FAILED))
+    if failed_rows and max_failed_rate is None:
+        raise typer.Exit(int(ExitCode.FAILED_ITEMS))
+
+
+def failed_judgments(leaderboard: pd.DataFrame) -> list[str]:
+    """``"JUDGE on DATASET: F of N"`` for each leaderboard row with failed judgments."""
+    rows = []
+    for row in leaderboard.to_dict(orient="records"):
+        failed, judgments = row.get("failed"), row.get("judgments")
+        if isinstance(failed, int | float) and failed == failed and failed > 0:
+            total = (
+                f" of {int(judgments)}"
+                if isinstance(judgments, int | float) and judgments == judgments
+                else ""
+            )
+            rows.append(f"{row.get('judge')} on {row.get('dataset')}: {int(failed)}{total}")
+    return rows

@@ -253,16 +253,33 @@ def score_command(
     arguments: TaskArgs = None,
     gold: Annotated[Path | None, typer.Option(help="Gold labels to compare with (matched by id).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            "--partial",
+            help="Score an unfinished run (killed, stopped, still judging): the items judged so far.",
+        ),
+    ] = False,
 ) -> None:
     """Score a recorded run (no model is called) and print its report: jurist score TASK RUN.
 
-    Exit status 3 when the run holds failed items (they are listed, never scored).
+    Exit status 3 when the run holds failed items (they are listed, never scored). An
+    unfinished run (killed, stopped, or still being judged) is refused, exit 2 (4 while a
+    process is judging it), unless --partial asks for a score of the items judged so far.
     """
+    from jurist.runner.finished import check_finished, partial_note
+
     task, positional, values = task_and_arguments(arguments, ("RUN...",), "score")
     runs = [Path(p) for p in positional]
-    scores = task.score(runs if len(runs) > 1 else runs[0], task.options(values), gold=gold)
+    options = task.options(values)
+    unfinished = check_finished(runs, partial=partial)
+    scores = task.score(runs if len(runs) > 1 else runs[0], options, gold=gold)
     if _item_count(scores.summary) == 0:
         raise InputError("no judged items: nothing to score", path=runs[0])
+    if unfinished:
+        typer.echo(partial_note(unfinished), err=True)
+        if isinstance(scores.summary, dict):
+            scores.summary["unfinished"] = [item.as_dict() for item in unfinished]
     if as_json:
         typer.echo(dumps(scores.summary))
     else:

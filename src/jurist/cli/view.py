@@ -29,7 +29,11 @@ def view_command(
         Path, typer.Argument(help="The folder of run directories (searched at any depth).")
     ] = Path("."),
     host: Annotated[
-        str, typer.Option(help="Address to listen on (default: this machine only).")
+        str,
+        typer.Option(
+            help="Address to listen on (default: this machine only). On another address (0.0.0.0) "
+            "the runs can be read from the network; labels are still set only from this machine."
+        ),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 8765,
     open_browser: Annotated[

@@ -5,7 +5,9 @@ Gold QA set: a JSON list or JSONL file of objects with ``qid`` (optional), ``q``
 
 Traces: a JSONL file, one object per line, with ``q`` or ``question``, ``answer``, and
 optional ``citations`` (a list of ids), ``qid`` and ``chunks`` (ignored). Traces are read
-one line at a time, so a file of any length uses constant memory.
+one line at a time, so a file of any length uses constant memory; each line is parsed by
+:func:`jurist.safe_load.loads_json` (a key given twice and nesting deeper than 100 levels
+are errors, in columns the gate does not read too).
 
 Every bad value raises :class:`~jurist.errors.InputError` naming the file, line and field.
 """
@@ -14,22 +16,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
-from jurist.datasets.io import check_file, not_utf8, read_text
+from jurist.datasets.io import check_file, normalise_id, not_utf8, read_text
 from jurist.errors import ConfigError, InputError
 from jurist.metrics.gates import GateThresholds
-
-_loads: Callable[[bytes], Any]
-try:
-    from orjson import loads as _loads
-except ImportError:  # pragma: no cover - orjson ships with dspy; stdlib is the fallback
-    _loads = json.loads
+from jurist.safe_load import JSONLimitError, load_yaml_node, loads_json, quote, raw_decode_json
 
 _WS = re.compile(r"[ \t\n\r]*")
 _BOM = b"\xef\xbb\xbf"
@@ -75,10 +72,12 @@ def _qid(value: Any, path: Path, line: int) -> str | None:
     if value is None or value == "":
         return None
     if type(value) is str:
-        return value
+        return normalise_id(value)
     if type(value) is int:
         return str(value)
-    raise InputError(f"expected a string or an integer, got {value!r}", path=path, line=line, field="qid")
+    raise InputError(
+        f"expected a string or an integer, got {quote(value)}", path=path, line=line, field="qid"
+    )
 
 
 def _question(obj: dict[str, Any], path: Path, line: int) -> str | None:
@@ -88,7 +87,7 @@ def _question(obj: dict[str, Any], path: Path, line: int) -> str | None:
         if value is None or value == "":
             continue
         if type(value) is not str:
-            raise InputError(f"expected a string, got {value!r}", path=path, line=line, field=key)
+            raise InputError(f"expected a string, got {quote(value)}", path=path, line=line, field=key)
         return value
     return None
 
@@ -96,7 +95,7 @@ def _question(obj: dict[str, Any], path: Path, line: int) -> str | None:
 def _ids(value: Any, path: Path, line: int, field: str) -> list[str]:
     """A list of ids (strings stripped, integers in decimal), empty pieces dropped."""
     if type(value) is not list:
-        raise InputError(f"expected a list of ids, got {value!r}", path=path, line=line, field=field)
+        raise InputError(f"expected a list of ids, got {quote(value)}", path=path, line=line, field=field)
     ids = []
     for i, item in enumerate(value):
         if type(item) is str:
@@ -105,7 +104,7 @@ def _ids(value: Any, path: Path, line: int, field: str) -> list[str]:
             item = str(item)
         else:
             raise InputError(
-                f"expected a string id, got {item!r}", path=path, line=line, field=f"{field}[{i}]"
+                f"expected a string id, got {quote(item)}", path=path, line=line, field=f"{field}[{i}]"
             )
         if item:
             ids.append(item)
@@ -123,7 +122,7 @@ def _gold_row(obj: Any, path: Path, line: int) -> GoldQuestion:
     answerable = obj.get("answerable")
     if type(answerable) is not bool:
         raise InputError(
-            f"expected true or false, got {answerable!r}", path=path, line=line, field="answerable"
+            f"expected true or false, got {quote(answerable)}", path=path, line=line, field="answerable"
         )
     raw_ids = obj.get("gold_ids")
     gold_ids = [] if raw_ids is None else _ids(raw_ids, path, line, "gold_ids")
@@ -136,7 +135,7 @@ def _gold_row(obj: Any, path: Path, line: int) -> GoldQuestion:
         )
     claim = obj.get("gold_claim")
     if claim is not None and type(claim) is not str:
-        raise InputError(f"expected a string, got {claim!r}", path=path, line=line, field="gold_claim")
+        raise InputError(f"expected a string, got {quote(claim)}", path=path, line=line, field="gold_claim")
     qid = _qid(obj.get("qid"), path, line)
     return GoldQuestion(qid, question, answerable, frozenset(gold_ids), claim or None, line)
 
@@ -148,7 +147,6 @@ def _skip_ws(text: str, pos: int) -> int:
 
 def _json_array(text: str, path: Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line, element)`` for each element of a JSON array held in ``text``."""
-    decoder = json.JSONDecoder()
     pos = _skip_ws(text, 1)  # text[0] == "["
     line, counted = 1, 0
     if text.startswith("]", pos):
@@ -157,9 +155,11 @@ def _json_array(text: str, path: Path) -> Iterator[tuple[int, Any]]:
         line += text.count("\n", counted, pos)
         counted = pos
         try:
-            obj, end = decoder.raw_decode(text, pos)
+            obj, end = raw_decode_json(text, pos)
         except json.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
+        except JSONLimitError as exc:
+            raise InputError(exc.reason, path=path, line=line) from None
         yield line, obj
         pos = _skip_ws(text, end)
         if text.startswith(",", pos):
@@ -177,9 +177,11 @@ def _json_lines(text: str, path: Path) -> Iterator[tuple[int, Any]]:
     for line, raw in enumerate(text.split("\n"), start=1):
         if raw.strip():
             try:
-                yield line, json.loads(raw)
+                yield line, loads_json(raw)
             except json.JSONDecodeError as exc:
                 raise InputError(f"invalid JSON: {exc.msg}", path=path, line=line) from None
+            except JSONLimitError as exc:
+                raise InputError(exc.reason, path=path, line=line) from None
 
 
 def _read_text(path: Path) -> str:
@@ -212,7 +214,7 @@ def load_gold(path: str | Path) -> list[GoldQuestion]:
         if gold.qid is not None:
             if gold.qid in qid_lines:
                 raise InputError(
-                    f"duplicate qid {gold.qid!r} (first on line {qid_lines[gold.qid]})",
+                    f"duplicate qid {quote(gold.qid)} (first on line {qid_lines[gold.qid]})",
                     path=path,
                     line=line,
                     field="qid",
@@ -251,13 +253,15 @@ def iter_traces(path: str | Path) -> Iterator[TraceRecord]:
     path = Path(path)
     check_file(path)
     handle = path.open("rb", buffering=1 << 20)
-    loads = _loads
+    loads = loads_json
     found = False
     new = tuple.__new__
     with handle:
         for line, raw in enumerate(handle, start=1):
             try:
                 obj = loads(raw)
+            except JSONLimitError as exc:  # a key given twice, or nested deeper than 100 levels
+                raise InputError(exc.reason, path=path, line=line) from None
             except ValueError as exc:
                 if not raw.strip():
                     continue
@@ -274,13 +278,15 @@ def iter_traces(path: str | Path) -> Iterator[TraceRecord]:
                 raise InputError("expected a JSON object", path=path, line=line)
             answer = obj.get("answer")
             if type(answer) is not str:
-                what = "missing" if answer is None else f"expected a string, got {answer!r}"
+                what = "missing" if answer is None else f"expected a string, got {quote(answer)}"
                 raise InputError(what, path=path, line=line, field="answer")
             qid = obj.get("qid")
             if qid is not None and type(qid) is not str:
                 qid = _qid(qid, path, line)
             elif qid == "":
                 qid = None
+            elif qid is not None and not qid.isascii():
+                qid = normalise_id(qid)
             question = obj.get("q")
             if type(question) is not str or not question:
                 question = _question(obj, path, line)
@@ -299,7 +305,9 @@ def iter_traces(path: str | Path) -> Iterator[TraceRecord]:
 
 def _bom_line(raw: bytes, path: Path) -> Any:
     try:
-        return _loads(raw[len(_BOM) :])
+        return loads_json(raw[len(_BOM) :])
+    except JSONLimitError as exc:
+        raise InputError(exc.reason, path=path, line=1) from None
     except ValueError as exc:
         raise InputError(f"invalid JSON: {exc}", path=path, line=1) from None
 
@@ -364,12 +372,12 @@ def load_thresholds(path: str | Path | None = None, **overrides: float | bool | 
         path = Path(path)
         text = _read_text(path)
         try:
-            data = yaml.safe_load(text)
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data, node = load_yaml_node(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else None
-            raise ConfigError(f"invalid YAML: {exc}", path=path, line=line) from None
+            problem = getattr(exc, "problem", None) or exc
+            raise ConfigError(f"invalid YAML: {problem}", path=path, line=line) from None
         if data is not None and not isinstance(data, dict):
             raise ConfigError("expected a mapping of threshold names to values", path=path, line=1)
         lines = (

@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from jurist.datasets.conll import TagDecoding, is_token_tag_file, token_tag_records
-from jurist.datasets.io import iter_records, sha256_file
+from jurist.datasets.io import iter_records, normalise_id, sha256_file
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.heritage_taxonomy import CustodianType
+from jurist.safe_load import quote
 
 __all__ = [
     "GOLD_SAMPLE",
@@ -138,6 +139,11 @@ class HeritageGoldEntry(BaseModel):
     qa_pairs: list[QAPair] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("id")
+    @classmethod
+    def _id_nfc(cls, value: str) -> str:
+        return normalise_id(value)
+
     @model_validator(mode="after")
     def _check_offsets(self) -> HeritageGoldEntry:
         check_entry(self)
@@ -240,7 +246,7 @@ def _input_error(exc: ValidationError, path: Path, line: int, entry_id: Any) -> 
     if isinstance(original, SpanError):
         return InputError(str(original), path=path, line=line, field=original.field)
     field = ".".join(str(part) for part in first["loc"]) or None
-    prefix = f"entry {entry_id!r}: " if entry_id is not None else ""
+    prefix = f"entry {quote(entry_id)}: " if entry_id is not None else ""
     return InputError(prefix + first["msg"], path=path, line=line, field=field)
 
 
@@ -275,7 +281,7 @@ def load_heritage_gold(
             raise _input_error(exc, file, line, record.get("id")) from None
         if entry.id in seen:
             raise InputError(
-                f"entry id {entry.id!r} repeats line {seen[entry.id]}", path=file, line=line, field="id"
+                f"entry id {quote(entry.id)} repeats line {seen[entry.id]}", path=file, line=line, field="id"
             )
         seen[entry.id] = line
         entries.append(entry)

@@ -3,6 +3,13 @@
 Every reader yields ``(line, record)`` pairs, where ``line`` is what a user looks for in
 the file: the 1-based line of a JSONL file, the row's line in a CSV/TSV/XLSX file (the
 header is line 1), the 1-based position in a JSON list or a Parquet file.
+
+JSON is parsed by :func:`jurist.safe_load.loads_json`: a key given twice in one object and
+nesting deeper than 100 levels are errors naming the file and line (Python's ``json`` would
+keep the last value, or fail deep inside jurist). A Parquet column of binary values is read as
+UTF-8 text (a cell that is not UTF-8 is an error naming its row and column), so an id
+written as bytes is the same id as the text. :func:`normalise_id` puts every row id in
+Unicode's composed form (NFC).
 """
 
 from __future__ import annotations
@@ -12,12 +19,15 @@ import hashlib
 import io
 import json
 import math
+import re
+import unicodedata
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from jurist.errors import InputError
+from jurist.safe_load import JSONLimitError, loads_json, raw_decode_json
 
 Record = dict[str, Any]
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".xlsx")
@@ -111,11 +121,13 @@ def iter_jsonl_values(path: str | Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads_json(line)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=number
             ) from None
+        except JSONLimitError as exc:
+            raise InputError(exc.reason, path=path, line=number) from None
         yield number, value
 
 
@@ -131,9 +143,11 @@ def _iter_json(path: Path) -> Iterator[tuple[int, Record]]:
     if not text.strip():
         return
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    except JSONLimitError as exc:
+        raise InputError(exc.reason, path=path, line=_refused_record(text)) from None
     if isinstance(data, dict):
         # A JSON object holding the list, e.g. {"data": [...]}, is accepted when unambiguous.
         lists = [value for value in data.values() if isinstance(value, list)]
@@ -146,6 +160,39 @@ def _iter_json(path: Path) -> Iterator[tuple[int, Record]]:
         if not isinstance(record, dict):
             raise InputError(f"record {number} is not a JSON object", path=path, line=number)
         yield number, record
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    match = _WS.match(text, pos)
+    return match.end() if match is not None else pos
+
+
+def _refused_record(text: str) -> int | None:
+    """The 1-based position of the first record :func:`loads_json` refuses in a JSON list (for
+    the error: the checks ran on the whole text), or ``None`` when the text is not a list."""
+    pos = _skip_ws(text, 0)
+    if not text.startswith("[", pos):
+        return None
+    pos += 1
+    number = 0
+    while True:
+        pos = _skip_ws(text, pos)
+        if text.startswith("]", pos):
+            return None
+        number += 1
+        try:
+            _, pos = raw_decode_json(text, pos)
+        except JSONLimitError:
+            return number
+        except json.JSONDecodeError:
+            return None
+        pos = _skip_ws(text, pos)
+        if not text.startswith(",", pos):
+            return None
+        pos += 1
 
 
 def _iter_delimited(path: Path, delimiter: str) -> Iterator[tuple[int, Record]]:
@@ -170,12 +217,41 @@ def _iter_parquet(path: Path) -> Iterator[tuple[int, Record]]:
     try:
         batches = pq.ParquetFile(path).iter_batches(batch_size=1024)
         for batch in batches:
+            binary = [
+                field.name
+                for field in batch.schema
+                if pa.types.is_binary(field.type)
+                or pa.types.is_large_binary(field.type)
+                or pa.types.is_fixed_size_binary(field.type)
+            ]
             for record in batch.to_pylist():
                 number += 1
+                for name in binary:
+                    record[name] = _binary_text(record[name], path, number, name)
                 yield number, record
     except (pa.ArrowException, OSError, ValueError) as exc:
         where = f" after row {number}" if number else ""
         raise InputError(f"not a readable Parquet file{where} ({exc})", path=path) from None
+
+
+def _binary_text(value: Any, path: Path, row: int, column: str) -> Any:
+    """A Parquet binary cell as the UTF-8 text it holds (``None`` stays ``None``).
+
+    Raises:
+        InputError: The bytes are not UTF-8 (named with the row and the column).
+    """
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"a binary cell that is not UTF-8 text (byte 0x{value[exc.start : exc.start + 1].hex()} "
+            f"at offset {exc.start}); store the column as text",
+            path=path,
+            line=row,
+            field=column,
+        ) from None
 
 
 def _iter_xlsx(path: Path) -> Iterator[tuple[int, Record]]:
@@ -256,12 +332,21 @@ def decode_list(value: Any, *, path: Path, line: int, field: str) -> list[Any]:
         text = value.strip()
         if text.startswith("["):
             try:
-                decoded = json.loads(text)
+                decoded = loads_json(text)
             except json.JSONDecodeError:
                 raise InputError("expected a JSON list", path=path, line=line, field=field) from None
+            except JSONLimitError as exc:
+                raise InputError(exc.reason, path=path, line=line, field=field) from None
             if isinstance(decoded, list):
                 return decoded
     raise InputError(f"expected a list, got {type(value).__name__}", path=path, line=line, field=field)
+
+
+def normalise_id(value: str) -> str:
+    """A row id in Unicode's composed form (NFC): ``café`` typed with one code point for ``é``
+    or with ``e`` and a combining accent (NFD) is one id, so a file that holds both spellings
+    has a duplicate id (an error), and gold, labels and runs join on what a reader sees."""
+    return value if value.isascii() else unicodedata.normalize("NFC", value)
 
 
 def is_missing(value: Any) -> bool:

@@ -30,7 +30,7 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
-from jurist.datasets.io import cell_text, check_file, is_missing, iter_records, read_text
+from jurist.datasets.io import cell_text, check_file, is_missing, iter_records, normalise_id, read_text
 from jurist.datasets.preference_shapes import (
     DetectedShape,
     NoMajority,
@@ -40,6 +40,7 @@ from jurist.datasets.preference_shapes import (
     shape_row,
 )
 from jurist.errors import InputError
+from jurist.safe_load import quote
 
 __all__ = [
     "ANSWER_PREFIX",
@@ -443,11 +444,11 @@ def load_pairs(
         if detected is None:
             detected = detect_shape(list(row), where)
         record = shape_row(row, detected, number=number, where=where, no_majority=no_majority)
-        record["id"] = record["id"] or str(number)
+        record["id"] = normalise_id(record["id"]) if record["id"] else str(number)
         record["dataset"] = dataset if dataset is not None else (record["dataset"] or default_dataset)
         if record["id"] in seen:
             raise InputError(
-                f"id {record['id']!r} repeats line {seen[record['id']]}",
+                f"id {quote(record['id'])} repeats line {seen[record['id']]}",
                 path=where,
                 line=number,
                 field=detected.columns.get("id") or "id",

@@ -43,6 +43,7 @@ from typing import Any, Literal
 from jurist.datasets.io import cell_text, is_missing
 from jurist.errors import ConfigError, InputError
 from jurist.metrics.annotators import majority_label
+from jurist.safe_load import JSONLimitError, loads_json
 
 __all__ = [
     "SHAPES",
@@ -333,7 +334,7 @@ def render_turns(value: Any, *, role: str, turns: int | None = None) -> str:
         if not stripped.startswith("["):
             return value
         try:
-            value = json.loads(stripped)
+            value = loads_json(stripped)  # a too-deep or repeated-key text raises (a ValueError)
         except json.JSONDecodeError:
             return value
     if hasattr(value, "tolist"):
@@ -366,9 +367,11 @@ def _annotations(
         value = row.get(column)
         if isinstance(value, str) and value.strip().startswith("["):
             try:
-                value = json.loads(value)
+                value = loads_json(value)
             except json.JSONDecodeError:
                 raise fail("expected a JSON list of labels", column) from None
+            except JSONLimitError as exc:
+                raise fail(exc.reason, column) from None
         if value is not None and hasattr(value, "tolist"):
             value = value.tolist()
         if is_missing(value):

@@ -28,8 +28,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from jurist.datasets.io import decode_list, iter_records, sha256_file
+from jurist.datasets.io import decode_list, iter_records, normalise_id, sha256_file
 from jurist.errors import InputError
+from jurist.safe_load import quote
 from jurist.sentences import normalise_key
 
 ALIASES = {
@@ -112,6 +113,8 @@ class RagbenchRow(BaseModel):
     @field_validator("id", mode="before")
     @classmethod
     def _id_text(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return normalise_id(value)
         return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
     def judge_inputs(self) -> dict[str, Any]:
@@ -250,7 +253,7 @@ def load_ragbench(path: str | Path) -> RagbenchDataset:
         row = _row(record, path=file, line=line)
         if row.id in seen:
             raise InputError(
-                f"id {row.id!r} already used on line {seen[row.id]}", path=file, line=line, field="id"
+                f"id {quote(row.id)} already used on line {seen[row.id]}", path=file, line=line, field="id"
             )
         seen[row.id] = line
         gold_keys += row.gold_key_count

@@ -49,9 +49,18 @@ from pydantic import (
     model_validator,
 )
 
-from jurist.datasets.io import BOM, check_file, iter_jsonl_values, iter_records, read_text, sha256_file
+from jurist.datasets.io import (
+    BOM,
+    check_file,
+    iter_jsonl_values,
+    iter_records,
+    normalise_id,
+    read_text,
+    sha256_file,
+)
 from jurist.datasets.rgb_protocol import RGB_SEED
 from jurist.errors import ConfigError, InputError
+from jurist.safe_load import JSONLimitError, load_yaml, loads_json, quote
 
 Language = Literal["en", "zh"]
 RGBKind = Literal["plain", "refine", "int", "fact"]
@@ -122,6 +131,11 @@ class RGBRow(BaseModel):
     def _answer_shape(cls, value: Any) -> Any:
         return _check_answer(value)
 
+    @field_validator("id")
+    @classmethod
+    def _id_nfc(cls, value: int | str) -> int | str:
+        return normalise_id(value) if isinstance(value, str) else value
+
 
 class RGBIntRow(RGBRow):
     """An information-integration instance: ``positive`` holds one group of passages per fact."""
@@ -164,9 +178,11 @@ _ROW_MODEL: dict[RGBKind, type[RGBRow]] = {
 
 def _iter_json_list(path: Path) -> Iterator[tuple[int, Any]]:
     try:
-        data = json.loads(read_text(path))
+        data = loads_json(read_text(path))
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    except JSONLimitError as exc:
+        raise InputError(exc.reason, path=path) from None
     if not isinstance(data, list):
         raise InputError("a JSON file must hold a list of records", path=path)
     yield from enumerate(data, start=1)
@@ -282,7 +298,7 @@ def load_rgb(
         key = str(row.id)
         if key in seen:
             raise InputError(
-                f"id {row.id!r} already used on line {seen[key]}", path=file, line=line, field="id"
+                f"id {quote(row.id)} already used on line {seen[key]}", path=file, line=line, field="id"
             )
         seen[key] = line
         rows.append(row)
@@ -491,9 +507,13 @@ def load_rgb_prompts(path: str | Path | None = None) -> dict[str, RGBPrompt]:
         except OSError as exc:
             raise ConfigError(f"cannot read the RGB prompts: {exc.strerror}", path=source) from None
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", path=source) from None
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or exc
+        raise ConfigError(
+            f"not valid YAML: {problem}", path=source, line=mark.line + 1 if mark is not None else None
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping of language -> {system, instruction}", path=source)
     prompts: dict[str, RGBPrompt] = {}
@@ -625,7 +645,7 @@ def _prediction(record: Any, path: Path, line: int) -> RGBPrediction:
         )
     return RGBPrediction(
         line=line,
-        id=record["id"],
+        id=normalise_id(record["id"]) if isinstance(record["id"], str) else record["id"],
         query=record["query"],
         ans=record["ans"],
         label=list(label),
@@ -718,7 +738,7 @@ def read_rgb_prediction_file(path: str | Path, *, duplicates: Duplicates = "erro
         if earlier is not None:
             if duplicates == "error":
                 raise InputError(
-                    f"id {record.id!r} already used on line {earlier.line} (the duplicates option "
+                    f"id {quote(record.id)} already used on line {earlier.line} (the duplicates option "
                     "'first' counts the first line only)",
                     path=file,
                     line=line,
@@ -799,6 +819,11 @@ class RGBJudgmentRow(BaseModel):
         """An empty cell (CSV, TSV, XLSX) means "not labelled"."""
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("id")
+    @classmethod
+    def _id_nfc(cls, value: int | str) -> int | str:
+        return normalise_id(value) if isinstance(value, str) else value
+
     @model_validator(mode="after")
     def _question_for_rejection(self) -> RGBJudgmentRow:
         if self.rejects is not None and not self.question.strip():
@@ -838,7 +863,7 @@ def load_rgb_judgments(path: str | Path) -> list[RGBJudgmentRow]:
         key = str(row.id)
         if key in seen:
             raise InputError(
-                f"id {row.id!r} already used on line {seen[key]}", path=file, line=line, field="id"
+                f"id {quote(row.id)} already used on line {seen[key]}", path=file, line=line, field="id"
             )
         seen[key] = line
         rows.append(row)

@@ -14,21 +14,41 @@ doubled first, so a lone U+2060 is always an inserted one. Values without marker
 U+2060 are sent byte for byte as before (the same prompts, the same cache entries). The
 same escape applies to few-shot demos (user and assistant messages).
 
-**One verdict.** A reply must hold exactly one value for each output field. DSPy's own
-parsers take the first copy of a field (chat) or the last duplicate key (JSON); here a
-reply with two different copies of an output field is a parse failure whose message
-starts with ``ambiguous verdict`` (retried, then recorded as a failed item with the raw
-text), never one of the copies. Identical copies are harmless and accepted.
+**One verdict.** A verdict is read only from the judge's own first, well-delimited
+answer, and a reply must hold exactly one value for each output field. DSPy's own parsers
+take the first copy of a field (chat), the last duplicate key (JSON), or, for a reply
+that is not strict JSON, whatever object its lenient repair returns (often the *last*
+one, e.g. an object quoted from the judged item); here a reply with two copies of an
+output field is a parse failure whose message starts with ``ambiguous verdict``
+(retried, then recorded as a failed item with the raw text), never one of the copies.
 
 - Chat: every line that is a field header ``[[ ## name ## ]]`` starts a section (as in
-  DSPy); two sections of one output field with different contents are ambiguous. An
-  ambiguous chat reply is not passed on to DSPy's JSON fallback (which would read a
-  verdict out of the text with a lenient JSON repair).
-- JSON: the judge's object starts at the first ``{`` of the reply (text before it may
-  not hold a copy of an output field). A duplicate key with different values (at any
-  depth), or another copy of an output field after the object (a second JSON object, a
-  ``"field":`` key, or a chat header) is ambiguous. A broken object is repaired as DSPy
-  does only when no output field occurs twice in the reply.
+  DSPy); two sections of one output field with different contents are ambiguous
+  (identical copies are harmless). An ambiguous chat reply, or one with an invalid
+  verdict (below), is not passed on to DSPy's JSON fallback (which would ask again and
+  read a verdict out of the text with a lenient JSON repair).
+- JSON (the ``json`` adapter, and the chat adapter's fallback): the judge's object starts
+  at the first ``{`` of the reply (or of the one fenced block the reply is) and ends
+  where that object closes, read by :func:`jurist.judges.literals.read_value`: JSON, or
+  the sloppy forms models write (single quotes, unquoted keys, trailing commas, raw line
+  breaks in strings, Python's ``True``/``False``/``None``). Any copy of an output field
+  before the object or after it, in any syntax a lenient repair would take as that field
+  (``"f":``, ``'f':``, ``f:``, ``f =``, a chat header; :func:`jurist.judges.literals.mentions`),
+  is ambiguous, and so is a key given twice with different values inside the object. An
+  object that even the sloppy forms cannot read is repaired as DSPy does only when no
+  output field occurs twice from its start on, and the repair must give one object.
+
+**Literal forms.** A field is accepted only in its type's own literal form
+(:func:`jurist.judges.literals.form_problem`): a bool as ``true``/``false``, an int as an
+integer literal (not ``True``, ``7.0``, ``1e1``, ``0x7`` or ``7 # score``), a float as a
+decimal number (not a boolean), a list once (not ``["pos"] ["neg"]``), a ``Literal`` as one
+of its values (``'Billing' is not one of billing, account, technical``). A value DSPy
+would reject keeps DSPy's message; a value DSPy would coerce fails with a message naming
+the problem and starting ``invalid verdict``. Either way the reply parsed but its verdict
+is invalid: an :class:`InvalidVerdictError`, which the judge asks again at most once. With
+``normalise_labels`` (YAML tasks), a ``Literal`` value that differs from one allowed
+value only in letter case or spacing is that value, returned as a
+:class:`jurist.judges.literals.NormalisedLabel` so the task can count it.
 
 Both adapters also do once what DSPy does on every call, which costs milliseconds per
 item with pydantic output types:
@@ -42,7 +62,8 @@ item with pydantic output types:
   looked up once per LM settings (:func:`jurist.judges.calls.known_capabilities`).
 
 The values and the parse results are the same as DSPy's (its ``format_field_value`` and
-``parse_value``, whose rules are followed here).
+``parse_value``, whose rules are followed here), except where the rules above refuse a
+reply DSPy would read (a second copy of a field, a value not in its literal form).
 """
 
 from __future__ import annotations
@@ -72,13 +93,25 @@ from dspy.utils.exceptions import AdapterParseError
 from pydantic import TypeAdapter
 
 from jurist.judges.calls import known_capabilities
+from jurist.judges.literals import (
+    DuplicateKey,
+    FormError,
+    LiteralSyntaxError,
+    form_problem,
+    literal_value,
+    mentions,
+    read_value,
+    unwrapped_text,
+)
 
 __all__ = [
     "AMBIGUOUS",
     "ESCAPE",
+    "INVALID",
     "AmbiguousVerdictError",
     "CachedChatAdapter",
     "CachedJSONAdapter",
+    "InvalidVerdictError",
     "escape_markers",
     "make_adapter",
     "unescape_markers",
@@ -89,6 +122,10 @@ ESCAPE = "\u2060"
 
 AMBIGUOUS = "ambiguous verdict"
 """How the message of a reply with two different copies of an output field starts."""
+
+INVALID = "invalid verdict"
+"""How the message of a reply whose field is not in its type's literal form starts (a value
+DSPy itself rejects keeps DSPy's message)."""
 
 _OPEN = re.compile(r"\[(?=\[[ \t]*##)")
 _CLOSE = re.compile(r"(##[ \t]*\])(?=\])")
@@ -121,6 +158,11 @@ def unescape_markers(text: str) -> str:
 
 class AmbiguousVerdictError(AdapterParseError):
     """A reply holds two different copies of an output field: no copy is taken."""
+
+
+class InvalidVerdictError(AdapterParseError):
+    """A reply's structure parsed, but an output field's value is not valid for its type
+    (not in the type's literal form, or rejected by DSPy's own parsing of the type)."""
 
 
 def _ambiguous(
@@ -177,7 +219,7 @@ def _escaped_value(info: Any, value: Any) -> str:
     return escape_markers(_field_text(info, value))
 
 
-def parse_value(value: Any, annotation: Any) -> Any:
+def _dspy_value(value: Any, annotation: Any) -> Any:
     """DSPy's ``parse_value`` (a reply's field text into the field's type), with the pydantic
     adapter of each annotation built once; the results and errors are DSPy's."""
     if annotation is str:
@@ -190,11 +232,7 @@ def parse_value(value: Any, annotation: Any) -> Any:
         if value in allowed:
             return value
         if isinstance(value, str):
-            text = value.strip()
-            if text.startswith(("Literal[", "str[")) and text.endswith("]"):
-                text = text[text.find("[") + 1 : -1]
-            if len(text) > 1 and text[0] == text[-1] and text[0] in "\"'":
-                text = text[1:-1]
+            text = unwrapped_text(value)
             if text in allowed:
                 return text
             value = text
@@ -220,28 +258,70 @@ def parse_value(value: Any, annotation: Any) -> Any:
         raise
 
 
+def parse_value(value: Any, annotation: Any, *, normalise: bool = False) -> Any:
+    """A reply's field (its text, or the value its JSON object gives) as the field's type,
+    accepted only in the type's literal form (see the module docstring).
+
+    A ``Literal`` of strings is read by :func:`jurist.judges.literals.literal_value` (with
+    ``normalise``: case and spacing differences are normalised and marked). Any other type
+    is read as DSPy reads it (its errors unchanged), then its literal form is checked.
+
+    Raises:
+        FormError: The value is not in its type's literal form, or not one of a Literal's values.
+        ValueError: DSPy's own error for a value it cannot read as the type.
+    """
+    if get_origin(annotation) is Literal:
+        allowed = get_args(annotation)
+        if allowed and all(isinstance(item, str) for item in allowed):
+            return literal_value(value, allowed, normalise=normalise)
+    parsed = _dspy_value(value, annotation)
+    problem = form_problem(annotation, value)
+    if problem is not None:
+        raise FormError(problem)
+    return parsed
+
+
 def _typed_fields(
-    adapter: str, signature: type[dspy.Signature], found: dict[str, Any], completion: str, *, json_style: bool
+    adapter: str,
+    signature: type[dspy.Signature],
+    found: dict[str, Any],
+    completion: str,
+    *,
+    json_style: bool,
+    normalise: bool = False,
 ) -> dict[str, Any]:
-    """The output fields of a parsed reply, each parsed into its type, defaults filled in,
-    with DSPy's errors (``AdapterParseError``) for a field that does not parse or is missing."""
+    """The output fields of a parsed reply, each parsed into its type, defaults filled in.
+
+    Raises:
+        InvalidVerdictError: A field's value is invalid for its type: DSPy's message for a
+            value DSPy rejects, else ``invalid verdict: field 'f': <why>``.
+        AdapterParseError: An output field is missing (DSPy's error).
+    """
     outputs = signature.output_fields
     # DSPy's JSON parser converts the fields in place (an error shows every field, parsed or
     # not); its chat parser fills a new dict.
     fields: dict[str, Any] = dict(found) if json_style else {}
     for name, value in found.items():
         try:
-            fields[name] = parse_value(value, outputs[name].annotation)
+            fields[name] = parse_value(value, outputs[name].annotation, normalise=normalise)
+        except FormError as exc:
+            raise InvalidVerdictError(
+                adapter_name=adapter,
+                signature=signature,
+                lm_response=completion,
+                message=f"{INVALID}: field '{name}': {exc}",
+                parsed_result=fields if json_style else None,
+            ) from None
         except ValueError as exc:
             if json_style:
-                raise AdapterParseError(
+                raise InvalidVerdictError(
                     adapter_name=adapter,
                     signature=signature,
                     lm_response=completion,
                     message=f"Failed to parse field {name}: {exc}",
                     parsed_result=fields,
                 ) from exc
-            raise AdapterParseError(  # noqa: B904 - DSPy's chat parser raises it in the handler, unchained
+            raise InvalidVerdictError(  # noqa: B904 - DSPy's chat parser raises it in the handler, unchained
                 adapter_name=adapter,
                 signature=signature,
                 lm_response=completion,
@@ -325,10 +405,14 @@ class _Reraise:
 class _JuristFormatting:
     """What both of jurist's adapters add to DSPy's: the system message and the format
     reminder rendered once per signature, the model's capabilities looked up once per LM
-    settings, and input values whose field markers are escaped (judged text is data)."""
+    settings, and input values whose field markers are escaped (judged text is data).
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    ``normalise_labels``: a ``Literal`` value that differs from one allowed value only in
+    letter case or spacing is read as that value (marked, see the module docstring)."""
+
+    def __init__(self, *args: Any, normalise_labels: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.normalise_labels = normalise_labels
         self._system_messages = _SystemMessageCache()
         self._requirements = _SystemMessageCache()
 
@@ -405,49 +489,30 @@ class CachedChatAdapter(_JuristFormatting, dspy.ChatAdapter):
         for name, content in sections:
             if name is not None and name not in found and name in outputs:
                 found[name] = content
-        return _typed_fields("ChatAdapter", signature, found, completion, json_style=False)
+        return _typed_fields(
+            "ChatAdapter", signature, found, completion, json_style=False, normalise=self.normalise_labels
+        )
 
     def _make_json_adapter_fallback(self) -> Any:
         # DSPy calls this inside its ``except AdapterParseError`` block, so the error being
-        # handled is the chat parse error: an ambiguous reply is final, not re-read as JSON.
+        # handled is the chat parse error: an ambiguous reply, or a reply whose fields were
+        # found but hold an invalid verdict, is final, not asked again and re-read as JSON.
         pending = sys.exc_info()[1]
-        if isinstance(pending, AmbiguousVerdictError):
+        if isinstance(pending, AmbiguousVerdictError | InvalidVerdictError):
             return _Reraise(pending)
         return CachedJSONAdapter(
             use_native_function_calling=self.use_native_function_calling,
             parallel_tool_calls=self.parallel_tool_calls,
+            normalise_labels=self.normalise_labels,
         )
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found and found[key] != value:
-            raise _DuplicateKey(key)
-        found[key] = value
-    return found
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_no_conflicting_keys)
 _FENCE = re.compile(r"^```[\w-]*[ \t]*\n(.*)\n```$", re.S)
 
 
-def _copies(text: str, name: str) -> int:
-    """How many copies of output field ``name`` a text holds: JSON keys (not inside a JSON
-    string, where quotes are escaped) plus chat headers at a line start."""
-    keys = len(re.findall(rf'(?<!\\)"{re.escape(name)}"\s*:', text))
-    headers = len(re.findall(rf"^[ \t]*\[\[ ## {re.escape(name)} ## \]\]", text, re.M))
-    return keys + headers
-
-
 class CachedJSONAdapter(_JuristFormatting, dspy.JSONAdapter):
-    """``dspy.JSONAdapter`` with escaped inputs, one JSON verdict per reply, and a cached system message."""
+    """``dspy.JSONAdapter`` with escaped inputs, one verdict read from the judge's first
+    object only, and a cached system message."""
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
         text = completion.strip()
@@ -466,42 +531,69 @@ class CachedJSONAdapter(_JuristFormatting, dspy.JSONAdapter):
         names = list(outputs)
         before = text[:start]
         for name in names:
-            if _copies(before, name):
+            if mentions(before, name):
                 raise _ambiguous(
                     "JSONAdapter", signature, completion, f"the field '{name}' appears before the JSON object"
                 )
         try:
-            value, end = _DECODER.raw_decode(text, start)
-        except _DuplicateKey as exc:
+            value, end = read_value(text, start)
+        except DuplicateKey as exc:
             raise _ambiguous(
                 "JSONAdapter",
                 signature,
                 completion,
                 f"the key '{exc.key}' appears twice with different values",
             ) from None
-        except json.JSONDecodeError:
-            # A broken object: repaired as DSPy does, unless a field occurs twice anywhere.
-            for name in names:
-                if _copies(text, name) > 1:
-                    raise _ambiguous(
-                        "JSONAdapter", signature, completion, f"the field '{name}' appears more than once"
-                    ) from None
-            return super().parse(signature, text[start:])
+        except LiteralSyntaxError:
+            return self._repaired(signature, completion, text[start:])
         rest = text[end:]
         for name in names:
-            if _copies(rest, name):
+            if mentions(rest, name):
                 raise _ambiguous(
                     "JSONAdapter",
                     signature,
                     completion,
                     f"the field '{name}' appears again after the JSON object",
                 )
-        # DSPy's JSONAdapter.parse of the object (valid JSON, so its repair would give the same
-        # value), with each output field parsed into its type.
         found = {name: item for name, item in value.items() if name in outputs}
-        return _typed_fields(type(self).__name__, signature, found, text[start:end], json_style=True)
+        return _typed_fields(
+            type(self).__name__,
+            signature,
+            found,
+            text[start:end],
+            json_style=True,
+            normalise=self.normalise_labels,
+        )
+
+    def _repaired(self, signature: type[dspy.Signature], completion: str, tail: str) -> dict[str, Any]:
+        """The fields of an object no accepted syntax reads (``tail``: from its ``{`` on),
+        repaired as DSPy repairs it, only when no output field occurs twice in ``tail`` and
+        the repair gives one object (the first, if it gives several)."""
+        outputs = signature.output_fields
+        for name in outputs:
+            if mentions(tail, name) > 1:
+                raise _ambiguous(
+                    "JSONAdapter", signature, completion, f"the field '{name}' appears more than once"
+                )
+        repaired = json_repair.loads(tail)
+        if isinstance(repaired, list):
+            repaired = next((item for item in repaired if isinstance(item, dict)), None)
+        if not isinstance(repaired, dict):
+            raise AdapterParseError(
+                adapter_name="JSONAdapter",
+                signature=signature,
+                lm_response=tail,
+                message="LM response cannot be serialized to a JSON object.",
+            )
+        found = {name: item for name, item in repaired.items() if name in outputs}
+        return _typed_fields(
+            type(self).__name__, signature, found, tail, json_style=True, normalise=self.normalise_labels
+        )
 
 
-def make_adapter(name: str) -> dspy.Adapter:
-    """The adapter a judge config names: ``chat`` or ``json``."""
-    return CachedJSONAdapter() if name == "json" else CachedChatAdapter()
+def make_adapter(name: str, *, normalise_labels: bool = False) -> dspy.Adapter:
+    """The adapter a judge config names: ``chat`` or ``json`` (``normalise_labels``: see
+    :class:`CachedChatAdapter`'s base)."""
+    if name == "json":
+        return CachedJSONAdapter(normalise_labels=normalise_labels)
+    return CachedChatAdapter(normalise_labels=normalise_labels)

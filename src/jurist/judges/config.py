@@ -12,13 +12,49 @@ import hashlib
 import json
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from jurist.errors import ConfigError
+from jurist.redaction import redact
+from jurist.safe_load import load_yaml, load_yaml_node, quote
 
 BASELINE = "baseline"
+
+LM15_USERINFO = (
+    "api_base holds a user name and password, which the lm15 engine cannot send: use engine auto "
+    "or litellm (they send them as HTTP basic auth), or give the server a key through the "
+    "variable api_key_env names"
+)
+"""Why a config with credentials in ``api_base`` and ``engine: lm15`` is refused."""
+
+
+def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without the user-info of its address, and the user name and password it held
+    (percent-decoded; the password is empty when only a user name is given).
+
+    ``http://user:pass@host:8000/v1`` gives ``("http://host:8000/v1", ("user", "pass"))``; a
+    URL without user-info (or that is no URL) is returned as it is, with ``None``.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url, None
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url, None
+    user, _colon, password = userinfo.partition(":")
+    return parts._replace(netloc=host).geturl(), (unquote(user), unquote(password))
 
 
 class MlflowSettings(BaseModel):
@@ -61,7 +97,13 @@ class JudgeConfig(BaseModel):
     """Upper bound on the tokens of one judge answer; ``null`` leaves it to the provider."""
 
     api_base: str | None = None
-    """Base URL of an OpenAI-compatible or self-hosted server, e.g. ``http://localhost:8000/v1``."""
+    """Base URL of an OpenAI-compatible or self-hosted server, e.g. ``http://localhost:8000/v1``.
+
+    A user name and password in it (``http://user:pass@host/v1``) are sent as HTTP basic
+    auth (an ``Authorization: Basic`` header, in place of the key's ``Bearer`` header) by the
+    ``auto`` and ``litellm`` engines, and the URL is requested without them; the ``lm15``
+    engine cannot send them and the config is refused. They are redacted from everything
+    jurist writes and never change :meth:`fingerprint` or the response cache."""
 
     api_key_env: str | None = None
     """Name of the environment variable that holds the API key, for servers whose key is not
@@ -148,6 +190,24 @@ class JudgeConfig(BaseModel):
             raise ValueError(f"model {value!r} has a provider prefix but no model name after it")
         return value
 
+    @field_validator("api_base")
+    @classmethod
+    def _userinfo_needs_basic_auth(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and split_userinfo(value)[1] is not None and info.data.get("engine") == "lm15":
+            raise ValueError(LM15_USERINFO)
+        return value
+
+    @property
+    def api_base_url(self) -> str | None:
+        """:attr:`api_base` without a user name and password (the URL that is requested, and
+        the one :meth:`fingerprint` and the response cache's key read)."""
+        return split_userinfo(self.api_base)[0] if self.api_base is not None else None
+
+    @property
+    def basic_auth(self) -> tuple[str, str] | None:
+        """The user name and password :attr:`api_base` holds, or ``None``."""
+        return split_userinfo(self.api_base)[1] if self.api_base is not None else None
+
     @property
     def is_baseline(self) -> bool:
         """True when the offline rule-based judge is configured."""
@@ -161,15 +221,12 @@ class JudgeConfig(BaseModel):
         """
         answer_fields = {"model", "temperature", "max_tokens", "api_base", "adapter", "program"}
         data = self.model_dump(mode="json", include=answer_fields)
+        data["api_base"] = self.api_base_url  # credentials in the URL do not change answers
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _field_lines(text: str) -> dict[str, int]:
-    """Map each top-level key of a YAML mapping to its 1-based line number."""
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError:
-        return {}
+def _field_lines(node: yaml.Node | None) -> dict[str, int]:
+    """Map each top-level key of a YAML mapping (its composed root node) to its 1-based line number."""
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {key.value: key.start_mark.line + 1 for key, _ in node.value if isinstance(key, yaml.ScalarNode)}
@@ -188,7 +245,7 @@ def _config_error(
         if top and "key" in top.lower():
             message += " (API keys come only from the environment; name the variable in api_key_env)"
     elif "input" in first and first["type"] != "missing":
-        message += f" (got {first['input']!r})"
+        message += f" (got {redact(quote(first['input']))})"
     if len(exc.errors()) > 1:
         message += f"; and {len(exc.errors()) - 1} more problem(s)"
     return ConfigError(message, path=source, line=lines.get(top or ""), field=field)
@@ -214,7 +271,7 @@ def parse_override(assignment: str) -> tuple[str, Any]:
     if not sep or not name.strip():
         raise ConfigError(f"override {assignment!r} is not of the form FIELD=VALUE", field=name or None)
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = load_yaml(raw) if raw.strip() else None
     except yaml.YAMLError:
         value = raw
     return name.strip(), value
@@ -244,7 +301,7 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
         except OSError as exc:
             raise ConfigError(f"cannot read config: {exc.strerror}", path=file_path) from None
         try:
-            loaded = yaml.safe_load(text)
+            loaded, root = load_yaml_node(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             raise ConfigError(
@@ -257,7 +314,7 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
         if not isinstance(loaded, dict):
             raise ConfigError("a judge config must be a YAML mapping of field: value", path=file_path)
         values.update(loaded)
-        lines = _field_lines(text)
+        lines = _field_lines(root)
     overridden = {name for name, value in (overrides or {}).items() if value is not None}
     for name in overridden:
         values[name] = (overrides or {})[name]

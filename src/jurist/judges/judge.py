@@ -5,7 +5,8 @@ A judge turns an item's inputs into a JSON-ready output dict, or raises
 
 - :class:`LLMJudge` runs a DSPy program with a configured LM: transient provider failures
   are retried with capped backoff (:mod:`jurist.judges.retry`); an answer that cannot be
-  parsed is asked again, bypassing the cache, ``parse_retries`` times. A provider problem
+  parsed is asked again, bypassing the cache, ``parse_retries`` times, and an answer that
+  parsed but holds an invalid verdict once at most (:data:`INVALID_ANSWERS`). A provider problem
   no retry can fix (wrong key, unknown model, unreachable server) raises
   :class:`jurist.errors.FatalProviderError`, which stops the whole run.
 - :class:`BaselineJudge` runs an offline rule-based function; it never calls a model.
@@ -20,18 +21,21 @@ answer either.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import dspy
 from dspy.utils.exceptions import AdapterParseError
 from pydantic import BaseModel, ValidationError
 
-from jurist.judges.adapters import make_adapter
+from jurist.judges.adapters import INVALID, InvalidVerdictError, make_adapter
 from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import (
     UsageMeter,
@@ -100,8 +104,79 @@ class Judge(Protocol):
         ...
 
 
+INVALID_ANSWERS = 2
+"""Answers that parsed but hold an invalid verdict (an
+:class:`~jurist.judges.adapters.InvalidVerdictError`, or a ``postprocess`` that refuses the
+prediction) after which a judgment fails: such an answer is asked again once, not
+``parse_retries`` times (a model that answers ``refunds`` for a list without it tends to
+answer it again). An answer that does not parse at all is asked again ``parse_retries`` times."""
+
 Postprocess = Callable[[Any, dict[str, Any]], BaseModel | dict[str, Any]]
 """Turns a program's prediction and the item's inputs into the validated output."""
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Stopping:
+    """What the judgments of one runner call share about stopping early (:func:`judging_in_run`).
+
+    Attributes:
+        finish_calls: Set by the runner when a fatal provider error stops the run, before it
+            cancels the judgments in flight. A judgment cancelled then first lets its provider
+            attempt in flight end (at most the LM's timeout; a request that may have reached
+            the provider is answered, so whether it did is known), then stops without another
+            call. Unset (Ctrl-C, any other stop), a cancelled attempt is cancelled at once.
+        unrecorded: The usage of the judgments cancelled: calls that reached the provider
+            but that no recorded item holds.
+    """
+
+    finish_calls: bool = False
+    unrecorded: Usage = field(default_factory=Usage)
+
+    async def attempt(self, work: Awaitable[T]) -> T:
+        """Await ``work`` (one provider attempt); if cancelled meanwhile with
+        :attr:`finish_calls` set, let it end before the cancellation goes on."""
+        task = asyncio.ensure_future(work)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            try:
+                if self.finish_calls and not task.done():
+                    await asyncio.wait({task})
+            finally:  # cancelled again while waiting: cancel the attempt after all
+                if not task.done():
+                    task.cancel()
+                elif not task.cancelled():
+                    task.exception()  # read: the judgment stops anyway
+            raise
+
+
+_stopping: contextvars.ContextVar[Stopping | None] = contextvars.ContextVar("jurist_stopping", default=None)
+
+
+@contextmanager
+def judging_in_run(stopping: Stopping) -> Iterator[None]:
+    """Judgments made in this context (thread or asyncio task) follow ``stopping`` and report
+    to it when the run stops early (the runner shares one among a call's judgments)."""
+    token = _stopping.set(stopping)
+    try:
+        yield
+    finally:
+        _stopping.reset(token)
+
+
+@contextmanager
+def _counted_if_cancelled(meter: UsageMeter) -> Iterator[None]:
+    """Add the calls of a judgment that is cancelled to the run's :attr:`Stopping.unrecorded`."""
+    try:
+        yield
+    except asyncio.CancelledError:
+        stopping = _stopping.get()
+        if stopping is not None:
+            stopping.unrecorded = stopping.unrecorded.add(meter.usage())
+        raise
 
 
 def _as_dict(output: BaseModel | dict[str, Any]) -> dict[str, Any]:
@@ -144,11 +219,14 @@ class LLMJudge:
         return hashlib.sha256(f"{self.config.fingerprint()}|{state}".encode()).hexdigest()[:16]
 
     async def _call(self, lm: dspy.LM, inputs: dict[str, Any]) -> Any:
+        stopping = _stopping.get()
         async for attempt in provider_retrying(self.config.num_retries, cap=self.config.retry_max_wait):
             # trace=None: DSPy would otherwise keep every call's inputs and prediction (for
             # optimizers) in a global list of up to 10,000 entries.
             with attempt, dspy.context(lm=lm, adapter=self.adapter, trace=None):
-                return await self.program.acall(**inputs)
+                if stopping is None:
+                    return await self.program.acall(**inputs)
+                return await stopping.attempt(self.program.acall(**inputs))
         raise AssertionError("unreachable: tenacity re-raises the last error")
 
     async def judge(self, inputs: dict[str, Any]) -> Judgment:
@@ -162,11 +240,13 @@ class LLMJudge:
         Raises:
             JudgeFailure: The answer could not be parsed after every parse retry, or the
                 provider failed after every retry, or the program failed.
-            FatalProviderError: The provider refused in a way no retry can fix.
+            FatalProviderError: The provider refused in a way no retry can fix; its ``usage``
+                holds the calls this judgment made.
         """
         attempts = 0
-        with metering(hold_cache_writes=True) as meter:
+        with metering(hold_cache_writes=True) as meter, _counted_if_cancelled(meter):
             parse_attempt = 0
+            invalid_answers = 0
             asked_again = False
             while parse_attempt <= self.config.parse_retries:
                 attempts += 1
@@ -176,16 +256,19 @@ class LLMJudge:
                     prediction = await self._call(lm, inputs)
                 except AdapterParseError as exc:
                     last: BaseException = exc
+                    invalid = isinstance(exc, InvalidVerdictError)
                 except Exception as exc:  # provider failure after retries, or a program bug
                     problem = provider_problem(exc)
                     if problem is not None:
-                        raise fatal_provider_error(self.config, problem) from exc
+                        fatal = fatal_provider_error(self.config, problem)
+                        fatal.usage = meter.usage()  # the item is not recorded: the runner counts these
+                        raise fatal from exc
                     raise self._failure(exc, meter, attempts) from exc
                 else:
                     try:
                         output = _as_dict(self.postprocess(prediction, inputs))
                     except (ValueError, ValidationError) as exc:  # OutputError is a ValueError
-                        last = exc
+                        last, invalid = exc, True
                     else:
                         if meter.held and not defers_cache_writes():
                             await asyncio.to_thread(meter.commit_cache)
@@ -208,21 +291,33 @@ class LLMJudge:
                     await asyncio.to_thread(meter.evict_served)
                 parse_attempt += 1
                 asked_again = False
-            raise self._failure(last, meter, attempts, parse=True) from last
+                if invalid:
+                    invalid_answers += 1
+                    if invalid_answers >= INVALID_ANSWERS:
+                        break
+            raise self._failure(last, meter, attempts, parse=True, invalid=invalid) from last
 
     def _failure(
-        self, exc: BaseException, meter: UsageMeter, attempts: int, *, parse: bool = False
+        self,
+        exc: BaseException,
+        meter: UsageMeter,
+        attempts: int,
+        *,
+        parse: bool = False,
+        invalid: bool = False,
     ) -> JudgeFailure:
         raw = list(meter.raw)
         lm_response = getattr(exc, "lm_response", None)
         if lm_response and str(lm_response) not in raw:
             raw.append(str(lm_response))
         kind = "unparseable_output" if parse else type(exc).__name__
-        message = (
-            f"{_parse_error_text(exc)}"
-            if not parse
-            else f"answer could not be parsed: {_parse_error_text(exc)}"
-        )
+        text = _parse_error_text(exc)
+        if not parse:
+            message = text
+        elif invalid:  # the answer parsed; its verdict is not valid
+            message = text if text.startswith(INVALID) else f"{INVALID}: {text}"
+        else:
+            message = f"answer could not be parsed: {text}"
         return JudgeFailure(
             message,
             error_type=kind,

@@ -291,7 +291,7 @@ _registry_lock = threading.Lock()
 def limits_for(config: JudgeConfig) -> ModelLimits:
     """The limits of ``config``'s model and ``api_base`` in this process, set to its rpm, tpm
     and concurrency."""
-    key = (config.model, config.api_base.rstrip("/") if config.api_base else None)
+    key = (config.model, config.api_base_url.rstrip("/") if config.api_base_url else None)
     with _registry_lock:
         limits = _registry.get(key)
         if limits is None:

@@ -44,6 +44,7 @@ Facts this module is built around (DSPy 3.4 / LiteLLM 1.106):
 
 from __future__ import annotations
 
+import base64
 import contextvars
 import functools
 import hashlib
@@ -51,6 +52,7 @@ import json
 import logging
 import os
 import sqlite3
+import tempfile
 import threading
 import time
 import warnings
@@ -66,7 +68,7 @@ from dspy.clients.execution import IGNORED_CACHE_KEYS
 
 from jurist.errors import ConfigError, FatalProviderError
 from jurist.judges import calls
-from jurist.judges.config import JudgeConfig
+from jurist.judges.config import LM15_USERINFO, JudgeConfig
 from jurist.judges.limits import ModelLimits, limits_for, prompt_estimate
 from jurist.judges.retry import ProviderProblem, reached_provider
 from jurist.redaction import install_log_redaction, redact, redact_value, register_secret
@@ -472,6 +474,19 @@ class JuristCache(Cache):
             return  # DSPy skips values it cannot key, too
         meter.held.append((self, key, value, enable_memory_cache))
 
+    def cache_key(self, request: dict[str, Any], ignored_args_for_cache_key: list[str] | None = None) -> str:
+        """DSPy's key of ``request``, without an ``Authorization`` header among its
+        ``extra_headers`` (the basic auth of an ``api_base``'s user-info, see
+        :func:`_basic_auth`): credentials never enter the key, so a request keys as the same
+        request made without them."""
+        headers = request.get("extra_headers")
+        if isinstance(headers, Mapping) and any(str(name).lower() == "authorization" for name in headers):
+            kept = {name: value for name, value in headers.items() if str(name).lower() != "authorization"}
+            request = {name: value for name, value in request.items() if name != "extra_headers"}
+            if kept:
+                request["extra_headers"] = kept
+        return super().cache_key(request, ignored_args_for_cache_key)
+
     def key_of(self, request: dict[str, Any]) -> str | None:
         """The key DSPy stores ``request``'s answer under (``api_key``, ``api_base`` and
         ``base_url`` ignored, as DSPy ignores them), or ``None`` if it cannot be keyed."""
@@ -635,6 +650,29 @@ def configure_cache(cache_dir: Path) -> None:
         _cache_dir_in_use = resolved
 
 
+def _os_reason(exc: OSError) -> str:
+    """A system error's reason in words (``read-only file system``, ``permission denied``)."""
+    return os.strerror(exc.errno).lower() if exc.errno else str(exc)
+
+
+def _cannot_write_in(directory: Path) -> str | None:
+    """Why no file can be made in ``directory`` (e.g. ``read-only file system``), or ``None``."""
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            return None
+    except OSError as exc:
+        return _os_reason(exc)
+
+
+def _cache_not_writable(directory: Path, reason: str) -> ConfigError:
+    return ConfigError(
+        f"the response cache cannot be written here ({reason}); give --cache-dir (or the config's "
+        "cache_dir) a writable directory",
+        path=directory,
+        field="cache_dir",
+    )
+
+
 def _open_cache(directory: Path) -> JuristCache:
     from dspy.clients import DISK_CACHE_LIMIT
 
@@ -648,7 +686,13 @@ def _open_cache(directory: Path) -> JuristCache:
 
     try:
         return build()
+    except OSError as exc:  # diskcache could not make a shard's directory
+        raise _cache_not_writable(directory, _os_reason(exc)) from None
     except sqlite3.DatabaseError:
+        # A read-only or full location is not damage: nothing is moved aside for it.
+        reason = _cannot_write_in(directory)
+        if reason is not None:
+            raise _cache_not_writable(directory, reason) from None
         if not repair_cache_dir(directory):
             raise ConfigError(
                 "the response cache cannot be opened; delete the directory (it only holds cached answers)",
@@ -667,10 +711,13 @@ def _open_cache(directory: Path) -> JuristCache:
 
 
 def cache_salt(config: JudgeConfig) -> int:
-    """The rollout id that keeps cache entries of different servers apart (0 without api_base)."""
-    if not config.api_base:
+    """The rollout id that keeps cache entries of different servers apart (0 without api_base).
+
+    It is read from ``api_base`` without a user name and password
+    (:attr:`JudgeConfig.api_base_url`): credentials never change the cache key."""
+    if not config.api_base_url:
         return 0
-    digest = hashlib.sha256(config.api_base.rstrip("/").encode()).digest()
+    digest = hashlib.sha256(config.api_base_url.rstrip("/").encode()).digest()
     return int.from_bytes(digest[:6], "big") * 1000
 
 
@@ -734,6 +781,9 @@ _WHAT = {
     "missing_key": "no API key is set",
     "bad_url": "the server address cannot be used",
     "unreachable": "nothing answers at the server address (connection refused)",
+    "tls": "the TLS handshake with the server failed",
+    "provider": "the model's provider is unknown (nothing was sent)",
+    "billing": "the provider refused the account: quota or credit used up, or billing limit reached",
 }
 
 
@@ -750,7 +800,7 @@ def fatal_provider_error(config: JudgeConfig, problem: ProviderProblem) -> Fatal
     model's prefix and ``api_base``) and what to do.
     """
     where = f"config {config.source}" if config.source else "config from the command line and defaults"
-    server = config.api_base or "the provider's default address"
+    server = _redact(config.api_base, config) if config.api_base else "the provider's default address"
     todo = {
         "auth": f"set {_key_variable(config)} to a valid key for {_provider(config)}",
         "permission": f"use a key allowed to call {config.model!r}, or check the model name",
@@ -758,6 +808,12 @@ def fatal_provider_error(config: JudgeConfig, problem: ProviderProblem) -> Fatal
         "missing_key": f"set {_key_variable(config)} in the environment",
         "bad_url": "check api_base: it must be a reachable URL such as http://localhost:8000/v1",
         "unreachable": f"start the server at {server}, or check api_base",
+        "tls": "check api_base: a server without TLS (most local servers) takes http://, not https://; "
+        "one with TLS needs a certificate this machine trusts",
+        "provider": f"check the provider prefix of {config.model!r}: one LiteLLM knows, such as openai/, "
+        "anthropic/ or gemini/ (an OpenAI-compatible server takes openai/ and api_base)",
+        "billing": "add credit or raise the spending limit in the provider's billing settings, or use "
+        "another key; retrying will not help",
     }[problem.kind]
     detail = _redact(problem.detail.replace("\n", " "), config)
     if len(detail) > 200:
@@ -780,12 +836,35 @@ def _api_key(config: JudgeConfig) -> str | None:
     return key
 
 
+def _basic_auth(config: JudgeConfig) -> dict[str, Any]:
+    """The LM keyword arguments that send :attr:`JudgeConfig.api_base`'s user name and password
+    as HTTP basic auth (``extra_headers``, which DSPy hands to LiteLLM: the ``auto`` engine then
+    uses LiteLLM), or nothing when it holds none. The header replaces the key's ``Bearer``
+    header; the password and the header's token are registered for redaction. The header is
+    no part of the response cache's key (:meth:`JuristCache.cache_key`).
+
+    Raises:
+        ConfigError: The config asks for the ``lm15`` engine, which cannot send the header.
+    """
+    credentials = config.basic_auth
+    if credentials is None:
+        return {}
+    if config.engine == "lm15":
+        raise ConfigError(LM15_USERINFO, path=config.source, field="api_base")
+    user, password = credentials
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    for secret in (password, token, f"{user}:{password}"):
+        register_secret(secret)
+    return {"extra_headers": {"Authorization": f"Basic {token}"}}
+
+
 def build_lm(config: JudgeConfig) -> JudgeLM:
     """Build the LM a judge config describes.
 
     Raises:
-        ConfigError: The config names the baseline judge (which has no LM), or DSPy refuses
-            the model string.
+        ConfigError: The config names the baseline judge (which has no LM), DSPy refuses
+            the model string, or ``api_base`` holds a user name and password for the ``lm15``
+            engine (which cannot send them).
         FatalProviderError: ``api_key_env`` names a variable that is not set (exit code 5,
             the same as a key the provider refuses).
     """
@@ -795,11 +874,13 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
     # rollout_id salts the cache key only; DSPy warns on every call that it does not change sampling.
     warnings.filterwarnings("ignore", message="rollout_id has no effect")
     key = _api_key(config)  # before anything is created on disk
+    auth = _basic_auth(config)
     if config.cache:
         configure_cache(config.cache_dir)
     kwargs: dict[str, Any] = {"timeout": config.timeout}
-    if config.api_base:
-        kwargs["api_base"] = config.api_base
+    if config.api_base_url:
+        kwargs["api_base"] = config.api_base_url  # requested without user-info: see _basic_auth
+    kwargs.update(auth)
     if key:
         kwargs["api_key"] = key
     salt = cache_salt(config) + (_repeat.get() - 1) * REPEAT_SALT_STRIDE

@@ -3,15 +3,18 @@
 Rate limits, server errors, timeouts and transport errors are retried with capped
 exponential backoff that honours Retry-After. Invalid requests and context-length errors
 are not retried (the item is recorded as failed). A *fatal* provider problem
-(:func:`provider_problem`: wrong key, no permission, unknown model, missing key, a bad or
-unreachable ``api_base``) is never retried either: it would fail the same way for every
-item, so the judge stops the whole run with one :class:`jurist.errors.FatalProviderError`.
+(:func:`provider_problem`: wrong key, no permission, unknown model, unknown provider,
+missing key, quota or billing exhausted, a bad or unreachable ``api_base``, a failed TLS
+handshake) is never retried either: it would fail the same way for every item, so the
+judge stops the whole run with one :class:`jurist.errors.FatalProviderError`.
 
 jurist may not import LiteLLM (an import-linter contract), so errors are recognised by the
 classes DSPy raises (``dspy.utils.exceptions``), by the names of the classes in the chain
 of causes (LiteLLM's and the OpenAI SDK's ``AuthenticationError``, ``NotFoundError``, ...),
-by HTTP status codes, and by the standard library's ``ConnectionRefusedError`` and
-``socket.gaierror``.
+by HTTP status codes, by the providers' structured error codes (``insufficient_quota``,
+``billing_hard_limit_reached``, ...; never by the prose of a provider's answer), by the
+refusals LiteLLM and lm15 give a model string whose provider they do not know, and by the
+standard library's ``ConnectionRefusedError``, ``socket.gaierror`` and ``ssl.SSLError``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import random
 import re
 import socket
+import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -32,7 +36,12 @@ from dspy.utils.exceptions import (
 )
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-ProblemKind = Literal["auth", "permission", "model", "missing_key", "bad_url", "unreachable"]
+ProblemKind = Literal[
+    "auth", "permission", "model", "provider", "billing", "missing_key", "bad_url", "unreachable", "tls"
+]
+
+NOT_SENT: frozenset[ProblemKind] = frozenset({"missing_key", "bad_url", "unreachable", "tls", "provider"})
+"""The fatal problems raised before a request was sent (they are not provider calls)."""
 
 _AUTH_NAMES = {"AuthenticationError", "AuthError", "LMAuthError"}
 _PERMISSION_NAMES = {"PermissionDeniedError"}
@@ -45,6 +54,31 @@ _BAD_URL_NAMES = {
     "MissingSchema",
     "InvalidSchema",
 }
+_BILLING_NAMES = {"BillingError", "LMBillingError", "BudgetExceededError"}
+_BILLING_CODES = {
+    "insufficient_quota",  # OpenAI (HTTP 429), and OpenAI-compatible servers
+    "billing_hard_limit_reached",  # OpenAI: the account's spending limit
+    "billing_not_active",  # OpenAI: no payment method
+    "billing_error",  # Anthropic
+    "exceeded_current_quota_error",  # Moonshot
+    "insufficient_balance",
+    "1113",  # Z.AI: insufficient balance (HTTP 429)
+}
+_CONNECT_NAMES = {
+    "ConnectError",
+    "ConnectTimeout",
+    "PoolTimeout",
+    "ClientConnectorError",
+    "ConnectionTimeoutError",
+}
+"""Errors of the connection's set-up (httpx, lm15's transport, aiohttp): connecting failed or
+timed out, or no pooled connection came free, so nothing was sent yet."""
+_UNKNOWN_PROVIDER_NAMES = {"UnknownModelError"}
+"""lm15's refusal of a model string it cannot route to a provider (nothing is sent)."""
+_UNKNOWN_PROVIDER_TEXT = re.compile(r"(?:litellm\.BadRequestError: )?LLM Provider NOT provided\b")
+"""How LiteLLM's refusal of a model string whose provider prefix it does not know begins: it
+is raised on the client before anything is sent, as a 400 of its own. Matched only at the
+start of a message, so a provider's error that quotes such words is not mistaken for it."""
 _MISSING_KEY_TEXT = re.compile(
     r"missing credentials|no api key found|api_key client option must be set|api key is required", re.I
 )
@@ -59,8 +93,11 @@ class ProviderProblem:
 
     Attributes:
         kind: ``auth`` (401), ``permission`` (403), ``model`` (404 / unknown model),
-            ``missing_key``, ``bad_url`` (not a URL, or its host does not resolve),
-            ``unreachable`` (connection refused).
+            ``provider`` (the model string's provider prefix is unknown), ``billing`` (quota or
+            credit used up, billing limit reached: 402, or a billing code such as
+            ``insufficient_quota`` even on a 429), ``missing_key``, ``bad_url`` (not a URL,
+            or its host does not resolve), ``unreachable`` (connection refused), ``tls``
+            (the TLS handshake failed, e.g. ``https://`` to a plain-HTTP server).
         detail: The first line of the most specific error message in the chain.
     """
 
@@ -89,6 +126,40 @@ def _status(exc: BaseException) -> int | None:
     return None
 
 
+def _codes(exc: BaseException) -> set[str]:
+    """The structured error codes ``exc`` carries: DSPy's and lm15's ``provider_code``, the
+    OpenAI SDK's ``code`` and ``type``, and those of the error object in its ``body``."""
+    found: set[str] = set()
+    sources: list[object] = [exc]
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        sources.append(body)
+        if isinstance(body.get("error"), dict):
+            sources.append(body["error"])
+    for source in sources:
+        for attribute in ("provider_code", "code", "type"):
+            value = source.get(attribute) if isinstance(source, dict) else getattr(source, attribute, None)
+            if isinstance(value, str | int) and not isinstance(value, bool):
+                found.add(str(value))
+    return found
+
+
+def _tls_handshake_failed(chain: list[BaseException]) -> bool:
+    """Whether the connection failed in its TLS handshake: an ``ssl.SSLError`` (not a closed
+    or reset connection) raised while the connection was being set up, or a certificate the
+    client refused."""
+    errors = [
+        link
+        for link in chain
+        if isinstance(link, ssl.SSLError) and not isinstance(link, ssl.SSLEOFError | ssl.SSLZeroReturnError)
+    ]
+    if not errors:
+        return False
+    if any(isinstance(link, ssl.SSLCertVerificationError) for link in errors):
+        return True
+    return any(_names(link) & _CONNECT_NAMES for link in chain)
+
+
 def _first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
@@ -101,7 +172,8 @@ def provider_problem(exc: BaseException) -> ProviderProblem | None:
     built-in client and from LiteLLM (whose 403 arrives as a generic ``APIError`` wrapping
     the OpenAI SDK's ``PermissionDeniedError``, and whose connection errors arrive as a
     500 wrapping the socket's ``ConnectionRefusedError``). Timeouts, rate limits, server
-    errors and invalid requests are not fatal.
+    errors and invalid requests are not fatal; a 429 is a rate limit unless its error code
+    says the quota or credit is used up (``insufficient_quota``, ...).
     """
     chain = list(_chain(exc))
     statuses = {status for link in chain if (status := _status(link)) is not None}
@@ -129,8 +201,17 @@ def provider_problem(exc: BaseException) -> ProviderProblem | None:
         return ProviderProblem("unreachable", detail(ConnectionRefusedError))
     if any(isinstance(link, socket.gaierror) for link in chain):
         return ProviderProblem("bad_url", detail(socket.gaierror))
+    if _tls_handshake_failed(chain):
+        return ProviderProblem("tls", detail(ssl.SSLError))
     if names & _BAD_URL_NAMES or any(_BAD_URL_TEXT.search(text) for text in texts):
         return ProviderProblem("bad_url", detail(*_BAD_URL_NAMES))
+    if names & _UNKNOWN_PROVIDER_NAMES or any(_UNKNOWN_PROVIDER_TEXT.match(str(link)) for link in chain):
+        return ProviderProblem("provider", detail(*_UNKNOWN_PROVIDER_NAMES, "BadRequestError"))
+    codes: set[str] = set()
+    for link in chain:
+        codes |= _codes(link)
+    if 402 in statuses or names & _BILLING_NAMES or codes & _BILLING_CODES:
+        return ProviderProblem("billing", detail(*_BILLING_NAMES, "RateLimitError", "BadRequestError"))
     if 403 in statuses or names & _PERMISSION_NAMES:
         return ProviderProblem("permission", detail(*_PERMISSION_NAMES, "AuthError"))
     if 401 in statuses or isinstance(exc, LMAuthError) or names & _AUTH_NAMES:
@@ -144,13 +225,18 @@ def reached_provider(exc: BaseException) -> bool:
     """Whether a failed call was sent to the provider (it then counts as a provider call).
 
     Calls refused before anything was sent are not: a missing key or other configuration
-    error, a URL that is not one, a host that does not resolve, a refused connection.
-    Everything else (rate limits, server errors, timeouts, refusals such as 401) was.
+    error, a URL that is not one, a host that does not resolve, a refused connection, a
+    failed TLS handshake, a model string whose provider is unknown (:data:`NOT_SENT`), and a
+    connection that could not be made (a connect timeout: retried, but not counted).
+    Everything else (rate limits, server errors, read timeouts, refusals such as 401) was.
     """
     if isinstance(exc, LMConfigurationError | TypeError | ValueError):
         return False
+    chain = list(_chain(exc))
+    if any(_names(link) & _CONNECT_NAMES for link in chain):
+        return False
     problem = provider_problem(exc)
-    return problem is None or problem.kind not in ("missing_key", "bad_url", "unreachable")
+    return problem is None or problem.kind not in NOT_SENT
 
 
 def is_rate_limit(exc: BaseException) -> bool:

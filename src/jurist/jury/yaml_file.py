@@ -18,6 +18,7 @@ import yaml
 
 from jurist.atomic import atomic_write_text
 from jurist.errors import ConfigError
+from jurist.safe_load import load_yaml, load_yaml_node
 
 __all__ = [
     "NAME",
@@ -35,8 +36,9 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 """A name that can name a run's folder: letters, digits, ``.``, ``-`` and ``_``."""
 
 
-def _read_mapping(path: Path) -> tuple[Any, str]:
-    """A YAML file's parsed content and its text.
+def _read_mapping(path: Path) -> tuple[Any, yaml.Node | None]:
+    """A YAML file's parsed content and its composed root node (read once, within the bounds of
+    :mod:`jurist.safe_load`).
 
     Raises:
         ConfigError: The file cannot be read, or is not valid YAML (names the line).
@@ -46,7 +48,7 @@ def _read_mapping(path: Path) -> tuple[Any, str]:
     except OSError as exc:
         raise ConfigError(f"cannot read config: {exc.strerror}", path=path) from None
     try:
-        return yaml.safe_load(text), text
+        return load_yaml_node(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ConfigError(
@@ -65,19 +67,16 @@ def has_top_key(source: Any, key: str) -> bool:
     if not path.is_file():
         return False
     try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        loaded = load_yaml(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return False
     return isinstance(loaded, dict) and key in loaded
 
 
-def _lines(text: str) -> dict[str, int]:
-    """1-based lines of every key (``jury.aggregate``) and list entry (``jury.jurors[1]``)."""
+def _lines(root: yaml.Node | None) -> dict[str, int]:
+    """1-based lines of every key (``jury.aggregate``) and list entry (``jury.jurors[1]``) of a
+    composed document."""
     found: dict[str, int] = {}
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:
-        return found
 
     def walk(node: yaml.Node, prefix: str) -> None:
         if isinstance(node, yaml.MappingNode):
@@ -124,8 +123,8 @@ def read_body(path: Path, key: str, keys: Sequence[str], holds: str) -> YamlBody
     Raises:
         ConfigError: The file cannot be read, or is not such a mapping (names its line and field).
     """
-    loaded, text = _read_mapping(path)
-    document = YamlBody(path, key, {}, _lines(text))
+    loaded, root = _read_mapping(path)
+    document = YamlBody(path, key, {}, _lines(root))
     if not isinstance(loaded, dict) or key not in loaded:
         raise ConfigError(f"a {key} file is a YAML mapping with a '{key}' key", path=path, field=key)
     extra = [str(name) for name in loaded if name != key]

@@ -28,6 +28,7 @@ from jurist.atomic import atomic_write_text
 from jurist.errors import ArtifactError
 from jurist.judges.config import JudgeConfig, make_config
 from jurist.redaction import redact_value
+from jurist.safe_load import JSONLimitError, loads_json, quote
 from jurist.schemas import Usage
 
 __all__ = [
@@ -157,9 +158,11 @@ def read_artifact(path: str | Path) -> Artifact:
     except OSError as exc:
         raise ArtifactError(f"{file}: cannot read the compiled program ({exc.strerror})") from None
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as exc:
         raise ArtifactError(f"{file}: not a JSON file ({exc.msg} at line {exc.lineno})") from None
+    except JSONLimitError as exc:
+        raise ArtifactError(f"{file}: {exc.reason}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ArtifactError(
             f"{file}: not a jurist compiled-program artifact (no 'format: {FORMAT}'; a plain DSPy "
@@ -167,7 +170,7 @@ def read_artifact(path: str | Path) -> Artifact:
         )
     version = data.get("format_version")
     if not isinstance(version, int) or version < 1:
-        raise ArtifactError(f"{file}: format_version must be a positive integer, got {version!r}")
+        raise ArtifactError(f"{file}: format_version must be a positive integer, got {quote(version)}")
     if version > FORMAT_VERSION:
         raise ArtifactError(
             f"{file}: written by a newer jurist (artifact format version {version}; this jurist reads "

@@ -15,7 +15,9 @@
 - ``consistent_cmp.tsv``/``inconsistent_cmp.tsv`` when some judgements are inconsistent,
   with SubEval's columns (its record columns, the judge's column, ``extracted``) in file order;
 - ``summary.md``: the same numbers as the log, plus intervals, consistency per
-  comparison, position preference and length bias.
+  comparison, position preference and length bias; the choice rule used, every choice
+  SubEval's rule read from a letter that begins a longer word, and, when the two rules read
+  some answer differently, the strict reading's figures beside SubEval's.
 
 :func:`pairwise_run_name` names a run directory after everything that defines the run, so
 that two experiments never write into the same directory (calibration's runs under its
@@ -28,7 +30,7 @@ import csv
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,10 +39,12 @@ import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text
 from jurist.datasets.pairwise import COMPARISON_COLUMNS
+from jurist.metrics.choice_readings import RULE_NAMES, ChoiceReadings
 from jurist.metrics.pairwise import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
 from jurist.report.markdown import fmt, table
 
 __all__ = [
+    "OtherReading",
     "PairsAgreement",
     "PairwiseScores",
     "pairs_agreement_markdown",
@@ -57,6 +61,25 @@ __all__ = [
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 _SUBEVAL_COLUMNS = COMPARISON_COLUMNS
 _RATE_FILES = {"win_both_good_rate": "win+bothgood", "win_half_tie_rate": "win+halfdraw"}
+
+
+@dataclass
+class OtherReading:
+    """The headline figures of the same records read by the rule the scores do not use.
+
+    Attributes:
+        rule: That rule (``strict`` when the scores use SubEval's rule).
+        counts: Extraction under it.
+        consistency: Consistency under it.
+        win_rates: Old-version win rates under it.
+        win_rates_with_ties: New-version win rates under it.
+    """
+
+    rule: str
+    counts: JudgementCounts
+    consistency: ConsistencyStats
+    win_rates: pd.DataFrame
+    win_rates_with_ties: pd.DataFrame
 
 
 @dataclass
@@ -79,6 +102,10 @@ class PairwiseScores:
         length_bias: How often the longer response wins.
         win_rates: Old-version win rates over consistent judgements (long format).
         win_rates_with_ties: New-version win rates, inconsistent = tie (long format).
+        readings: The choice rule used, SubEval's-rule letters that begin a longer word,
+            and the records the two rules read differently.
+        other_reading: The figures by the other rule, when the two rules read some record
+            differently (``None`` otherwise).
     """
 
     judge: str
@@ -95,6 +122,8 @@ class PairwiseScores:
     length_bias: LengthBias
     win_rates: pd.DataFrame
     win_rates_with_ties: pd.DataFrame
+    readings: ChoiceReadings = field(default_factory=ChoiceReadings)
+    other_reading: OtherReading | None = None
 
     @property
     def models(self) -> list[str]:
@@ -119,6 +148,10 @@ class PairsAgreement:
             (pairwise agreement, Fleiss' kappa, Krippendorff's alpha) and the judge's
             agreement with single annotators, with three and two options (see
             :func:`~jurist.metrics.annotators.annotator_agreement`); else ``None``.
+        readings: The choice rule used, SubEval's-rule letters that begin a longer word,
+            and the orders the two rules read differently.
+        other_agreement: ``agreement`` by the other rule, when the two rules read some
+            order differently (``None`` otherwise).
     """
 
     judged: pd.DataFrame
@@ -127,6 +160,8 @@ class PairsAgreement:
     num_options: int
     judge: str
     human: pd.DataFrame | None = None
+    readings: ChoiceReadings = field(default_factory=ChoiceReadings)
+    other_agreement: pd.DataFrame | None = None
 
 
 def _safe(text: str) -> str:
@@ -269,6 +304,128 @@ def _percent(numerator: int, denominator: int) -> str:
     )
 
 
+_RULE_TEXT = {
+    "subeval": "SubEval's published rule: the first character after `Choice: `, when it is A-D, "
+    "even one that begins a word",
+    "strict": "strict: a standalone option letter after `Choice: `; a letter that begins a word "
+    "is not extracted",
+}
+_LISTED = 50
+"""Letters-in-words a Markdown report lists (``--json`` lists them all)."""
+
+
+def _readings_markdown(readings: ChoiceReadings, what: str) -> list[str]:
+    """The rule the choices were read by, and every SubEval's-rule letter that begins a word.
+
+    Nothing when no answer was read from text (the choices were given).
+    """
+    if not readings.read:
+        return []
+    found = readings.letter_in_word
+    parts = [
+        f"Choice rule: {_RULE_TEXT[readings.rule]} (`--choice-rule {readings.other}` reads by the "
+        f"other rule). Letters that begin a longer word, read by SubEval's rule: {len(found)}. "
+        f"The two rules read {len(readings.differ)} of {readings.read} {what} differently.",
+        "",
+    ]
+    if not found:
+        return parts
+    rows = [
+        [entry.id, fmt(entry.line), entry.subeval, fmt(entry.strict), f'"{entry.after}"']
+        for entry in found[:_LISTED]
+    ]
+    more = len(found) - _LISTED
+    parts += [
+        "## Choices read from a letter that begins a word",
+        "",
+        f"SubEval's rule read these {len(found)} choice(s) from the first letter of a word "
+        "(`Choice: Definitely A` is D); the strict reading takes a standalone letter only "
+        "(n/a: not extracted).",
+        "",
+        table(["record", "line", "SubEval's rule", "strict reading", "text after Choice:"], rows),
+        "",
+    ]
+    if more > 0:
+        parts += [f"... and {more} more (all of them in `--json`: `letter_in_word_records`).", ""]
+    return parts
+
+
+def _beside_title(readings: ChoiceReadings, what: str) -> list[str]:
+    return [
+        "## Strict reading beside SubEval's rule",
+        "",
+        f"The two rules read {len(readings.differ)} of {readings.read} {what} differently, so "
+        f"these figures differ; the rest of this report uses {RULE_NAMES[readings.rule]}.",
+        "",
+    ]
+
+
+def _by_rule(readings: ChoiceReadings, used: str, other: str) -> tuple[str, str]:
+    """(SubEval's rule's cell, strict reading's cell) from the used and other rule's cells."""
+    return (used, other) if readings.rule == "subeval" else (other, used)
+
+
+def _other_reading_markdown(scores: PairwiseScores) -> list[str]:
+    """The headline figures by both rules side by side, when the rules read some record differently."""
+    other = scores.other_reading
+    if other is None:
+        return []
+    readings = scores.readings
+    rows: list[list[Any]] = []
+
+    def add(name: str, used: str, by_other: str) -> None:
+        rows.append([name, *_by_rule(readings, used, by_other)])
+
+    counts, consistency = scores.counts, scores.consistency
+    add(
+        "choice extracted",
+        _percent(counts.extracted, counts.judged),
+        _percent(other.counts.extracted, other.counts.judged),
+    )
+    add(
+        "consistent judgements (SubEval's rate)",
+        _percent(consistency.consistent_rows, consistency.extracted_rows),
+        _percent(other.consistency.consistent_rows, other.consistency.extracted_rows),
+    )
+    add(
+        "consistent comparisons",
+        _percent(consistency.consistent_pairs, consistency.complete_pairs),
+        _percent(other.consistency.consistent_pairs, other.consistency.complete_pairs),
+    )
+    tables = (
+        ("win rate with ties", scores.win_rates_with_ties, other.win_rates_with_ties, "metric"),
+        ("win+both good (old)", scores.win_rates, other.win_rates, "group"),
+    )
+    for (title, used_table, other_table, key), rate in zip(
+        tables, ("win_rate_with_tie", "win_both_good_rate"), strict=True
+    ):
+        for model, opponent, used_rate, other_rate in _overall_rates(
+            used_table, other_table, key, rate, scores.reference_model
+        ):
+            add(f"{title}, overall: {model} vs {opponent}", fmt(used_rate), fmt(other_rate))
+    what = "judged records"
+    return [
+        *_beside_title(readings, what),
+        table(["figure", "SubEval's rule", "strict reading"], rows),
+        "",
+    ]
+
+
+def _overall_rates(
+    used: pd.DataFrame, other: pd.DataFrame, key: str, rate: str, reference: str | None
+) -> list[tuple[str, str, float, float]]:
+    """Each (model, opponent)'s overall ``rate`` in both tables (NaN where a table lacks it)."""
+    pairs: dict[tuple[str, str], list[float]] = {}
+    for position, frame in enumerate((used, other)):
+        overall = frame[frame[key] == "Overall"] if len(frame) else frame
+        if reference is not None and len(overall):
+            overall = overall[overall["opponent"] == reference]
+        for row in overall.itertuples(index=False):
+            values = pairs.setdefault((str(row.model), str(row.opponent)), [float("nan"), float("nan")])
+            values[position] = float(getattr(row, rate))
+    return [(model, opponent, values[0], values[1]) for (model, opponent), values in sorted(pairs.items())]
+
+
 def pairwise_markdown(scores: PairwiseScores) -> str:
     """A Markdown summary with the numbers of SubEval's log plus intervals and bias checks."""
     counts, consistency = scores.counts, scores.consistency
@@ -295,6 +452,8 @@ def pairwise_markdown(scores: PairwiseScores) -> str:
             ],
         ),
         "",
+        *_readings_markdown(scores.readings, "judged records"),
+        *_other_reading_markdown(scores),
         "## Consistency (responses swapped)",
         "",
         table(
@@ -574,8 +733,37 @@ def pairs_agreement_markdown(result: PairsAgreement) -> str:
             table(["dataset", "side", "label", "n", "agreed", "rate"], labels),
             "",
             *_human_markdown(result.human),
+            *_readings_markdown(result.readings, "judged orders"),
+            *_other_agreement_markdown(result),
         ]
     )
+
+
+def _other_agreement_markdown(result: PairsAgreement) -> list[str]:
+    """Agreement by both rules side by side, when the rules read some order differently."""
+    other = result.other_agreement
+    if other is None:
+        return []
+    rows: list[list[Any]] = []
+    by_dataset = {str(row.dataset): row for row in other.itertuples(index=False)}
+    for row in result.agreement.itertuples(index=False):
+        twin = by_dataset.get(str(row.dataset))
+        for name, value, other_value in (
+            ("both orders extracted", f"{row.complete} of {row.pairs}", _complete(twin)),
+            ("accuracy", fmt(row.accuracy), fmt(getattr(twin, "accuracy", None))),
+            ("kappa", fmt(row.kappa), fmt(getattr(twin, "kappa", None))),
+            ("consistency rate", fmt(row.consistency_rate), fmt(getattr(twin, "consistency_rate", None))),
+        ):
+            rows.append([row.dataset, name, *_by_rule(result.readings, value, other_value)])
+    return [
+        *_beside_title(result.readings, "judged orders"),
+        table(["dataset", "figure", "SubEval's rule", "strict reading"], rows),
+        "",
+    ]
+
+
+def _complete(row: Any) -> str:
+    return "n/a" if row is None else f"{row.complete} of {row.pairs}"
 
 
 def _human_markdown(human: pd.DataFrame | None) -> list[str]:

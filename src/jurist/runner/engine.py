@@ -24,13 +24,29 @@ What the engine guarantees:
 - **Fatal provider errors stop the run.** A judge that raises
   :class:`~jurist.errors.FatalProviderError` (wrong key, unknown model, unreachable server)
   stops the whole run at once: items in flight are cancelled, finished items are kept, the
-  manifest's status says ``"stopped"``, and the error is raised (exit 5).
+  manifest's status says ``"stopped"``, and the error is raised (exit 5). Before an item in
+  flight stops, its provider attempt in flight ends (a request that may have reached the
+  provider is answered; nothing new is sent), so the calls of the judgments the error
+  stopped, in no item, are known: the manifest's ``usage`` counts them too (and
+  ``unrecorded_usage`` holds them alone), and its ``calls`` are the requests that reached
+  the provider. (With worker processes or Ray, only the stopping judgment's calls are
+  added: items in flight in other processes are cancelled.)
 - **A cost limit stops the run cleanly.** Under :func:`~jurist.runner.budget.spending_limit`
   no item is started once the spend reached the limit; items in flight finish and are
   recorded, the manifest's status says ``"stopped"``, and
   :class:`~jurist.errors.CostLimitReached` is raised (exit 7); a higher limit resumes.
+- **SIGTERM stops the run as Ctrl-C does.** When the ``jurist`` command's handler raises
+  :class:`~jurist.errors.Terminated`, finished items are committed, the manifest's status
+  says ``"stopped"`` (``stopped_by``: ``"SIGTERM"``), one line says so on stderr, and the
+  same command resumes.
 - **A damaged** ``results.sqlite`` is reported with the way to recover
   (:class:`~jurist.errors.RunDirectoryError`), never as a traceback.
+- **The manifest says whether the run is complete.** ``status`` is ``"running"`` while it
+  is judged (and after a kill), ``"finished"`` once every item is recorded, ``"stopped"`` or
+  ``"interrupted"`` after an early stop; ``total`` is the number of items the run judges
+  (``None`` when unknown). ``jurist score`` refuses a run that is not finished
+  (:mod:`jurist.runner.finished`). The manifest is written atomically (:mod:`jurist.atomic`):
+  a write that fails (a full disk) leaves the previous one and no temporary file.
 """
 
 from __future__ import annotations
@@ -50,8 +66,9 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from jurist.errors import ConfigError, RunDirectoryError
-from jurist.judges.judge import Judge, program_identity
+from jurist.atomic import atomic_write_text
+from jurist.errors import ConfigError, FatalProviderError, RunDirectoryError, Terminated
+from jurist.judges.judge import Judge, Stopping, judging_in_run, program_identity
 from jurist.judges.lm import deferring_cache_writes, writing_cache_together
 from jurist.redaction import redact
 from jurist.runner.blocking import call_blocking
@@ -61,7 +78,7 @@ from jurist.runner.plan import capture, planning_active
 from jurist.runner.scale import JudgeRecipe, Scale, current_scale, worker_count
 from jurist.runner.store import RESULTS_DB, ResultStore, ResultWriter
 from jurist.runner.tally import Item, RunSummary, Tally, judge_one, pending, to_judge
-from jurist.schemas import ItemResult
+from jurist.schemas import ItemResult, Usage
 
 MANIFEST = "manifest.json"
 
@@ -138,10 +155,18 @@ def _long_lived_objects_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
+def _unrecorded_before(existing: dict[str, Any] | None) -> Usage:
+    """The usage of unrecorded judgments that earlier calls of the run noted in its manifest."""
+    try:
+        return Usage.model_validate((existing or {}).get("unrecorded_usage") or {})
+    except ValueError:
+        return Usage()
+
+
 def _write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    tmp = run_dir / (MANIFEST + ".tmp")
-    tmp.write_text(redact(json.dumps(manifest, indent=2, default=str)), encoding="utf-8")
-    tmp.replace(run_dir / MANIFEST)
+    """Replace the run's manifest atomically (redacted); a failure names the file and leaves
+    the previous manifest and no temporary file."""
+    atomic_write_text(run_dir / MANIFEST, json.dumps(manifest, indent=2, default=str))
 
 
 async def _run(
@@ -152,9 +177,10 @@ async def _run(
     # cache) to the writer thread and never waits for the disk; it commits in batches.
     finished: asyncio.Queue[asyncio.Task[ItemResult]] = asyncio.Queue()
     running: set[asyncio.Task[ItemResult]] = set()
+    stopping = Stopping()
 
     async def judge_and_store(position: int, item: Item) -> ItemResult:
-        with deferring_cache_writes() as cache_writes:
+        with deferring_cache_writes() as cache_writes, judging_in_run(stopping):
             result = await judge_one(judge, item)
         writer.submit(result, cache_writes, position)
         return result
@@ -189,15 +215,23 @@ async def _run(
         while in_flight:
             record(await finished.get())
             in_flight -= 1
+    except FatalProviderError:
+        # The provider attempts in flight end before their judgments stop, so the calls they
+        # made (which may have reached the provider) are counted in the run's usage.
+        stopping.finish_calls = True
+        raise
     finally:
         for task in list(running):
             task.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
+        tally.summary.add_unrecorded(stopping.unrecorded)
         while not finished.empty():
             task = finished.get_nowait()
             if not task.cancelled():
-                task.exception()  # read: the run already stops for the first error
+                # Read (the run already stops for the first error); the calls of a judgment a
+                # fatal provider error stopped are still the run's.
+                tally.summary.count_unrecorded(task.exception())
 
 
 def _judge_all(
@@ -323,6 +357,8 @@ def run_items(
             ``stopped_by`` says so), and the same call with a higher limit resumes.
         KeyboardInterrupt: Interrupted; finished items are kept, the manifest's status is
             ``"interrupted"``, and the same call resumes.
+        Terminated: SIGTERM (the ``jurist`` command's handler raised it); as for Ctrl-C, but
+            the manifest's status is ``"stopped"`` and its ``stopped_by`` is ``"SIGTERM"``.
         Planned: Inside :func:`jurist.runner.plan.planning` (a dry run): nothing was judged,
             read or written; it holds what would have been judged.
     """
@@ -389,10 +425,14 @@ def _run_locked(
         "versions": versions(),
         "created_at": (existing or {}).get("created_at") or datetime.now(UTC).isoformat(timespec="seconds"),
         "status": "running",
+        "total": total,
     }
+    if _unrecorded_before(existing) != Usage():  # kept while this call runs (and if it is killed)
+        manifest["unrecorded_usage"] = _unrecorded_before(existing).model_dump()
     summary = RunSummary(run_dir=run_path)
     start = time.perf_counter()
     error: Exception | None = None
+    terminated = False
     with ResultStore(run_path / RESULTS_DB, judge_fingerprint=fingerprint, program=program) as store:
         _write_manifest(run_path, manifest)
         with tqdm(
@@ -416,34 +456,52 @@ def _run_locked(
                     )
                 if tally.held_back and not tally.work_done:  # the cost limit left items unstarted
                     raise tally.budget.reached(run_path, summary.judged)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:
                 summary.interrupted = True
+                terminated = isinstance(exc, Terminated)
             except Exception as exc:  # a fatal provider error, a damaged store: stop, keep what is done
                 error = exc
                 summary.stopped = redact(str(exc))
+                summary.count_unrecorded(exc)
         summary.elapsed_s = time.perf_counter() - start
+        finished = not summary.interrupted and error is None
+        status = "interrupted" if summary.interrupted and not terminated else "stopped"
         manifest.update(
-            status="interrupted" if summary.interrupted else "stopped" if error else "finished",
+            status="finished" if finished else status,
             finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
+        if finished:  # every item was handed out and recorded: the exact count
+            manifest["total"] = summary.skipped + summary.judged
         if error is not None:
             manifest["stopped_by"] = summary.stopped
+        elif terminated:
+            manifest["stopped_by"] = "SIGTERM"
         try:
             counts = store.counts()
+            # Every provider call of the run: the recorded items' and those of judgments a
+            # fatal provider error stopped (kept apart as unrecorded_usage).
+            unrecorded = _unrecorded_before(existing).add(summary.unrecorded)
             manifest.update(
                 counts={"ok": counts.get("ok", 0), "failed": counts.get("failed", 0)},
-                usage=store.total_usage().model_dump(),
+                usage=store.total_usage().add(unrecorded).model_dump(),
             )
+            if unrecorded != Usage():
+                manifest["unrecorded_usage"] = unrecorded.model_dump()
         except RunDirectoryError:
             pass  # the store itself is what failed; the error below says so
-    _write_manifest(run_path, manifest)
+    try:
+        _write_manifest(run_path, manifest)
+    except OSError:
+        if finished:
+            raise
+        # The run stops for another reason (often the same full disk): that one is reported.
     if summary.interrupted:
         print(
-            f"interrupted: {summary.judged} items finished in this call are kept in {run_path}; "
-            "run the same command again to resume",
+            f"{'stopped by SIGTERM' if terminated else 'interrupted'}: {summary.judged} items finished "
+            f"in this call are kept in {run_path}; run the same command again to resume",
             file=sys.stderr,
         )
-        raise KeyboardInterrupt
+        raise Terminated if terminated else KeyboardInterrupt
     if error is not None:
         raise error
     return summary

@@ -61,6 +61,31 @@ def _write_owner(run_dir: Path) -> None:
         (run_dir / OWNER_FILE).write_text(json.dumps(info), encoding="utf-8")
 
 
+def lock_holder(run_dir: str | Path) -> str | None:
+    """Who is judging or exporting into ``run_dir`` now (``"process 123 on host (since ...)"``,
+    or ``"this process"``), or ``None`` when nobody holds its lock.
+
+    Nothing is created or written: a directory without a lock file was never locked. The lock
+    is tried without waiting and released at once.
+    """
+    path = Path(run_dir)
+    lock_file = path / LOCK_FILE
+    if not lock_file.is_file():
+        return None
+    with _held_guard:
+        if path.resolve() in _held:
+            return "this process"
+    lock = FileLock(str(lock_file), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        return _owner_text(path)
+    except OSError:
+        return None  # e.g. a read-only copy of a run: nobody can be writing to it through the lock
+    lock.release()
+    return None
+
+
 @contextmanager
 def run_lock(run_dir: str | Path) -> Iterator[Path]:
     """Hold the run directory's lock for the ``with`` block; create the directory if missing.

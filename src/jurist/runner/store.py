@@ -41,6 +41,7 @@ import collections
 import hashlib
 import json
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -51,7 +52,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from jurist.errors import InputError, RunDirectoryError
-from jurist.redaction import redact, redact_value
+from jurist.redaction import redact, redact_secrets, redact_value
 from jurist.schemas import ItemDetail, ItemResult, LMCall, Message, Usage, rationale_of
 
 RESULTS_DB = "results.sqlite"
@@ -108,16 +109,13 @@ T = TypeVar("T")
 
 
 def damaged_store_error(path: Path, reason: str) -> RunDirectoryError:
-    """The error for a ``results.sqlite`` that cannot be read, with the way to recover."""
-    export = path.parent / RESULTS_JSONL
-    kept = (
-        f"; {export} still holds the results exported before (`jurist score` reads it)"
-        if export.is_file()
-        else ""
-    )
+    """The error for a ``results.sqlite`` that cannot be read, with the way to recover: move it
+    aside and judge again (whatever command met it: ``jurist score`` cannot recover a run, and
+    a re-judge costs nothing for the items whose answers are in the response cache)."""
     return RunDirectoryError(
-        f"{path} is damaged ({reason}): move it aside (mv {path} {path}.damaged) and run the same "
-        f"command again to judge the items anew (answers in the response cache cost nothing){kept}"
+        f"{path} is damaged ({reason}): move it aside (mv {path} {path}.damaged), then run the "
+        f"`jurist judge` command of this run again with --out {path.parent}: it judges the items "
+        "anew, and answers in the response cache cost nothing"
     )
 
 
@@ -158,31 +156,61 @@ class ResultStore:
             every row :meth:`put` writes. Readers leave it ``None``.
         program: The compiled program that judges (``{"path": ..., "sha256": ...}``), stored
             with every row :meth:`put` writes; ``None`` when none is used.
+        read_only: Open the file for reading only (``jurist view``): nothing is created or
+            changed, and a ``path`` whose last part is a symbolic link is refused before
+            anything is read (SQLite itself never follows a link for the ``-wal`` and
+            ``-shm`` files).
 
     Raises:
         RunDirectoryError: The file is damaged (not a database, truncated, malformed); the
-            message names it and says how to recover.
+            message names it and says how to recover. With ``read_only``: it is missing, or
+            a symbolic link.
     """
 
     def __init__(
-        self, path: Path, *, judge_fingerprint: str | None = None, program: dict[str, str] | None = None
+        self,
+        path: Path,
+        *,
+        judge_fingerprint: str | None = None,
+        program: dict[str, str] | None = None,
+        read_only: bool = False,
     ) -> None:
         self.path = path
-        self.judge_fingerprint = judge_fingerprint
+        self.judge_fingerprint = None if read_only else judge_fingerprint
         self.program = json.dumps(program, sort_keys=True) if program else None
         self._known: set[str] = set()
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._read_only = read_only
+        if read_only:
+            target = f"{Path(path).absolute().as_uri()}?mode=ro"
+            self._db = self._guard(
+                lambda: sqlite3.connect(target, uri=True, isolation_level=None, check_same_thread=False)
+            )
+        else:
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
+            if read_only:
+                self._refuse_link()
             self._guard(self._open)
         except BaseException:
             self._db.close()
             raise
 
+    def _refuse_link(self) -> None:
+        """Refuse a file SQLite reached through a symbolic link: the path it opened (links
+        resolved, read before any page of the file) is not the path asked for."""
+        opened = self._guard(lambda: self._db.execute("PRAGMA database_list").fetchone())
+        asked = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(self.path))), self.path.name)
+        if opened is None or os.path.normcase(str(opened[2])) != os.path.normcase(asked):
+            raise RunDirectoryError(
+                f"{self.path} is a symbolic link; jurist does not follow links in a run directory"
+            )
+
     def _open(self) -> None:
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL is durable against a killed process (the OS keeps the WAL); FULL adds power loss.
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        if not self._read_only:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL is durable against a killed process (the OS keeps the WAL); FULL adds power loss.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
         self._has_fingerprint = "judge_fingerprint" in columns
         self._has_calls = "calls" in columns and "program" in columns
@@ -314,7 +342,7 @@ class ResultStore:
             else None
         )
         return (
-            result.id,
+            redact_secrets(result.id),  # the data's own id (the join key), never a configured key
             result.status,
             json.dumps(output, ensure_ascii=False) if output is not None else None,
             batch.clean(result.error) if result.error else result.error,

@@ -19,6 +19,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from jurist.judges.judge import Judge, JudgeFailure
+from jurist.redaction import redact_secrets
 from jurist.runner.budget import Budget
 from jurist.schemas import ItemResult, Usage
 
@@ -45,6 +46,20 @@ class RunSummary:
     interrupted: bool = False
     stopped: str | None = None
     """Why the run stopped early (a fatal provider error), or ``None``."""
+    unrecorded: Usage = field(default_factory=Usage)
+    """Usage of provider calls made in this call by judgments that were not recorded because
+    a fatal provider error stopped them (part of the run's usage, in no item's)."""
+
+    def count_unrecorded(self, exc: BaseException | None) -> None:
+        """Add the calls an unrecorded judgment made, as the error that stopped it carries them
+        (:attr:`jurist.errors.FatalProviderError.usage`); nothing for other errors."""
+        usage = getattr(exc, "usage", None)
+        if isinstance(usage, Usage):
+            self.add_unrecorded(usage)
+
+    def add_unrecorded(self, usage: Usage) -> None:
+        """Add the usage of judgments that were stopped and so are in no recorded item."""
+        self.unrecorded = self.unrecorded.add(usage)
 
     @property
     def rate(self) -> float:
@@ -98,7 +113,7 @@ def pending(
     """The items to judge with their positions in the dataset (counted from 0), skipping (and
     counting as skipped) those ``recorded`` as ok, and as failed unless ``retry_failed``."""
     for position, item in enumerate(items):
-        status = recorded.get(item.id)
+        status = recorded.get(redact_secrets(item.id))  # as the store keeps it
         if status == "ok" or (status == "failed" and not retry_failed):
             tally.skip()
             continue

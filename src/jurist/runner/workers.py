@@ -16,8 +16,16 @@ answered from the cache when it is judged again.
 
 A worker that dies (killed, out of memory) is replaced, and the items it held are sent
 again; an item whose worker died :data:`ITEM_TRIES` times stops the run with
-:class:`~jurist.errors.WorkerLostError`, everything finished kept. A driver that dies
-takes its workers with it: each exits when the driver's end of its pipe closes.
+:class:`~jurist.errors.WorkerLostError`, everything finished kept. A worker that dies while
+starting (before it said it is ready; e.g. killed on a loaded machine) is replaced too, up
+to :data:`START_TRIES` such deaths in a run. A driver that dies takes its workers with it:
+each exits when the driver's end of its pipe closes.
+
+A worker leaves Ctrl-C to the driver (it ignores SIGINT) and takes SIGTERM as the driver's
+"stop": it cancels what it holds, writes its response-cache entries and exits. So a SIGTERM
+sent to the driver's whole process group, or to the driver alone, stops the run cleanly
+(:class:`~jurist.errors.Terminated`): the driver keeps the results that came back, stops
+its workers and waits for them.
 """
 
 from __future__ import annotations
@@ -46,6 +54,10 @@ from jurist.runner.tally import Item, Tally, judge_one
 
 ITEM_TRIES = 3
 """How many times an item is sent to a worker that then dies before the run stops."""
+
+START_TRIES = 3
+"""Worker processes that die while starting (before they are ready) in one run: each one is
+replaced, and the one that makes this many stops the run."""
 
 STOP_WAIT_SECONDS = 10.0
 """How long a worker is given to finish its cache writes and exit when the run ends."""
@@ -123,6 +135,8 @@ async def _serve(conn: Connection, judge: Judge) -> None:
         cache.submit(writes)
 
     threading.Thread(target=receive, name="jurist-inbox", daemon=True).start()
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on Windows
+        loop.add_signal_handler(signal.SIGTERM, inbox.put_nowait, ("stop",))
     running: set[asyncio.Task[None]] = set()
     try:
         while (message := await inbox.get())[0] != "stop":
@@ -196,7 +210,8 @@ class _Worker:
 
 
 class _Pool:
-    """The driver's worker processes, replaced as they die."""
+    """The driver's worker processes, replaced as they die. :meth:`start_all` starts them;
+    :meth:`close` ends every one started, also when starting them failed half-way."""
 
     def __init__(self, recipe: JudgeRecipe, fingerprint: str, processes: int) -> None:
         self.blob = cloudpickle.dumps(recipe)
@@ -204,8 +219,12 @@ class _Pool:
         self.processes = processes
         self.context = multiprocessing.get_context("spawn")
         self.started = 0
+        self.start_deaths = 0
+        """Workers that died before they were ready (see :data:`START_TRIES`)."""
         self.workers: list[_Worker] = []
-        for _ in range(processes):
+
+    def start_all(self) -> None:
+        for _ in range(self.processes):
             self.start()
 
     def start(self) -> None:
@@ -240,8 +259,8 @@ def judge_in_workers(
 
     Raises:
         ConfigError: A worker's judge has another fingerprint than the driver's.
-        WorkerLostError: A worker died before it started, or while holding the same item
-            :data:`ITEM_TRIES` times.
+        WorkerLostError: Workers died while starting :data:`START_TRIES` times, or while
+            holding the same item :data:`ITEM_TRIES` times.
         FatalProviderError: A worker met one; the run stops.
     """
     pool = _Pool(recipe, fingerprint, processes)
@@ -249,6 +268,7 @@ def judge_in_workers(
     tries: collections.Counter[int] = collections.Counter()
     exhausted = False
     try:
+        pool.start_all()
         while True:
             while pool.held() < concurrency and tally.may_launch() and (again or not exhausted):
                 worker = pool.least_busy()
@@ -316,10 +336,15 @@ def _replace(
     pool.workers.remove(worker)
     worker.conn.close()
     if not worker.ready:
-        raise WorkerLostError(
-            f"worker process {worker.number} died before it could judge ({how}); "
-            "judge with --workers 1 to see the error in this process"
-        )
+        pool.start_deaths += 1
+        if pool.start_deaths >= START_TRIES:
+            raise WorkerLostError(
+                f"worker processes died {pool.start_deaths} times before they could judge (the last "
+                f"one, worker process {worker.number}, {how}); finished items are kept: run the same "
+                "command again to resume, or judge with --workers 1 to see the error in this process"
+            )
+        pool.start()  # died while starting (killed, out of memory): it held no item
+        return
     for position, item in sorted(worker.held.items()):
         tries[position] += 1
         if tries[position] >= ITEM_TRIES:

@@ -1,4 +1,4 @@
-"""Pairwise (SubEval) judging: the judge's signatures, its typed output and the choice parser.
+"""Pairwise (SubEval) judging: the judge's signatures, its typed output and the answer parser.
 
 The judge sees a question, optional evaluating guidance and reference answer, and two
 responses it knows only as "Response 1" and "Response 2" (never the models' names). It
@@ -6,26 +6,36 @@ picks one of 2, 3 or 4 lettered options, worded as in the SubEval seed, and give
 reasons. Every comparison is asked twice, the second time with the responses swapped;
 the scoring of both orders lives in ``jurist.metrics.pairwise``.
 
-A judge that answers in free text (as SubEval's judges did) is parsed with
-:func:`extract_choice`: the ``Choice: X`` (or ``选择：X``) of the text's verdict part, the
-text before its first ``Reason:`` (or ``理由：``), as SubEval writes its records. Unlike
-SubEval, which takes the first ``Choice:`` anywhere, a choice quoted in the reasons (e.g.
-from a judged response that says "Choice: A") is never taken, and a verdict part with two
-different choices is ambiguous. A text with no single choice is *not extracted*
-(``choice=None``), never guessed.
+A judge that answers in free text (as SubEval's judges did) is parsed by
+:func:`parse_judgement`, whose choice follows the rules of
+:mod:`jurist.metrics.choice_readings` (re-exported here: :func:`extract_choice`,
+:func:`read_choice`, :data:`CHOICE_RULES`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal, get_args
+from typing import Literal
 
 import dspy
 from pydantic import BaseModel, Field
 
+from jurist.metrics.choice_readings import (
+    CHOICE_RULES,
+    Choice,
+    ChoiceReading,
+    ChoiceRule,
+    extract_choice,
+    option_letters,
+    read_choice,
+)
+
 __all__ = [
+    "CHOICE_RULES",
     "OPTION_TEXTS",
     "Choice",
+    "ChoiceReading",
+    "ChoiceRule",
     "PairwiseChoice",
     "PairwiseChoice2",
     "PairwiseChoice3",
@@ -34,10 +44,8 @@ __all__ = [
     "option_letters",
     "pairwise_signature",
     "parse_judgement",
+    "read_choice",
 ]
-
-Choice = Literal["A", "B", "C", "D"]
-"""An option letter; which letters are valid depends on the number of options."""
 
 OPTION_TEXTS: dict[int, str] = {
     2: (
@@ -61,65 +69,7 @@ OPTION_TEXTS: dict[int, str] = {
 }
 """The option lists of the SubEval seed, word for word, by number of options."""
 
-_CHOICE_PATTERN = re.compile(r"(?:选择：|Choice: )([ABCD])")
 _REASON_PATTERN = re.compile(r"(?:理由：|Reason:)[ \t]*\n?(.*)", re.DOTALL)
-_REASON_MARKER = re.compile(r"理由：|Reason:")
-
-
-def option_letters(num_options: int) -> tuple[str, ...]:
-    """The valid option letters for 2, 3 or 4 options.
-
-    Raises:
-        ValueError: If ``num_options`` is not 2, 3 or 4.
-
-    Examples:
-        >>> option_letters(3)
-        ('A', 'B', 'C')
-    """
-    if num_options not in OPTION_TEXTS:
-        raise ValueError(f"num_options must be 2, 3 or 4, got {num_options!r}")
-    return get_args(Choice)[:num_options]
-
-
-def extract_choice(text: object, num_options: int = 4) -> Choice | None:
-    """The judge's choice in a raw answer: the one ``Choice: X`` of its verdict part.
-
-    The verdict part is the text before the first ``Reason:`` (or ``理由：``); when it holds
-    no choice, an answer that gives its reasons first must end with its ``Choice: X`` line,
-    and the verdict part is the whole text. The letters
-    after ``Choice: `` (or ``选择：``) found there must all be the same: two different
-    letters are an ambiguous verdict. ``None`` means "not extracted": no such marker, an
-    ambiguous one, a non-string value (e.g. a missing cell), or a letter beyond the
-    ``num_options`` valid ones (SubEval itself accepts any of A-D, which is the default
-    ``num_options=4``).
-
-    Examples:
-        >>> extract_choice("Choice: B\\nReason: 1. shorter")
-        'B'
-        >>> extract_choice("Choice: B\\nReason: Response 1 ends with 'Choice: A'.")
-        'B'
-        >>> extract_choice("Response 1 says Choice: A, but Choice: B") is None
-        True
-        >>> extract_choice("I prefer the first one.") is None
-        True
-        >>> extract_choice("Choice: C", num_options=2) is None
-        True
-    """
-    if not isinstance(text, str):
-        return None
-    reason = _REASON_MARKER.search(text)
-    found = set(_CHOICE_PATTERN.findall(text[: reason.start()] if reason else text))
-    if not found and reason:
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        if not lines or not _CHOICE_PATTERN.match(lines[-1]):
-            return None
-        found = set(_CHOICE_PATTERN.findall(text))
-    if len(found) != 1:
-        return None
-    letter = found.pop()
-    if letter not in option_letters(num_options):
-        return None
-    return letter  # type: ignore[return-value]
 
 
 class PairwiseChoice(BaseModel):

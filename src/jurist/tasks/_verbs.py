@@ -175,15 +175,29 @@ def score(
     gold: str | Path | None = None,
     options: dict[str, Any] | BaseModel | None = None,
     write: bool = False,
+    partial: bool = False,
 ) -> Scores:
     """Score a recorded run of a task (no model is called), with agreement against ``gold``.
 
     With ``write`` and a run directory, the exports are written into it, and the HTML
     report with its ``figures.json`` and ``review.json`` next to them.
+
+    An unfinished run (killed, stopped, interrupted, or still being judged; a jury's juror or
+    a cascade's stage included) is refused unless ``partial``: then the items judged so far are
+    scored and ``summary["unfinished"]`` lists the unfinished runs (``judged`` of ``total``).
+
+    Raises:
+        UnfinishedRunError: The run is unfinished and ``partial`` is false; the message says
+            how many of how many items are judged (see :mod:`jurist.runner.finished`).
     """
+    from jurist.runner.finished import check_finished
+
     found = get_task(task)
     task_options = found.options(options)
+    unfinished = check_finished([run], partial=partial)
     scores = found.score(run, task_options, gold=gold, write=write)
+    if unfinished and isinstance(scores.summary, dict):
+        scores.summary["unfinished"] = [item.as_dict() for item in unfinished]
     if write and Path(run).is_dir():
         write_run_views(found, Path(run), scores, task_options)
     return scores

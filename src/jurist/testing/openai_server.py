@@ -4,17 +4,20 @@ It lets tests, benchmarks and users exercise the whole LLM path (LiteLLM or DSPy
 client, retries, timeouts, the disk cache) with no provider and no API key. Replies come
 from a *responder* (a fixed string, or a function of the request body); faults (HTTP
 429 with ``Retry-After``, 500, a delay longer than the client's timeout, and the refusals
-a real provider gives: 401 wrong key, 403 no permission, 404 unknown model) can be queued
-and are served before normal replies, or set to answer every request
-(:meth:`OpenAICompatibleServer.fail_always`); a responder may also return a :class:`Fault`
-for the request it was given. The server counts every request it receives (``requests``)
-and every status it answered with (``statuses``), notes when each arrived and how many were
-in flight then (``arrivals``, ``in_flight_at_arrival``, ``max_in_flight``), and totals the
-tokens it reported (``prompt_tokens``, ``completion_tokens``). By default a reply's usage
-counts characters / 4; with ``tokenizer="model"`` it counts tokens as an OpenAI-style
+a real provider gives: 401 wrong key, 403 no permission, 404 unknown model, 429 quota used
+up, a billing limit) can be queued and are served before normal replies, or set to answer
+every request (:meth:`OpenAICompatibleServer.fail_always`); a responder may also return a
+:class:`Fault` for the request it was given. The server counts every request it receives
+(``requests``), every TCP connection it accepted (``connections``: a client whose TLS
+handshake fails makes connections and no request) and every status it answered with
+(``statuses``), notes when each request arrived and how many were in flight then
+(``arrivals``, ``in_flight_at_arrival``, ``max_in_flight``), and totals the tokens it
+reported (``prompt_tokens``, ``completion_tokens``). By default a reply's usage counts
+characters / 4; with ``tokenizer="model"`` it counts tokens as an OpenAI-style
 provider bills them (the model's tiktoken encoding and the chat framing,
-:mod:`jurist.judges.tokens`). :func:`closed_port_url` gives a base URL where nothing
-listens (connection refused).
+:mod:`jurist.judges.tokens`). It keeps each request's headers and target
+(``request_headers``, ``request_paths``), so a test can see what a client really sent.
+:func:`closed_port_url` gives a base URL where nothing listens (connection refused).
 
 With ``echo_authorization=True`` it behaves like a provider (or proxy) that leaks the API
 key: every error body repeats the request's ``Authorization`` header, every reply carries
@@ -58,11 +61,14 @@ class Fault:
         headers: Extra response headers, e.g. ``{"Retry-After": "1"}``.
         delay: Seconds to wait before answering (longer than the client timeout simulates a
             timeout; the server then answers normally-shaped but too late).
+        error: The ``error`` object of the body (``message``, ``type``, ``code``), where it
+            should not be the status's usual one (e.g. a 429 that says the quota is used up).
     """
 
     status: int = 500
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    error: dict[str, Any] | None = None
 
     @classmethod
     def rate_limit(cls, retry_after: float = 1.0) -> Fault:
@@ -96,6 +102,33 @@ class Fault:
         """HTTP 404 with OpenAI's ``model_not_found`` error, as for a misspelt model name."""
         return cls(404)
 
+    @classmethod
+    def insufficient_quota(cls) -> Fault:
+        """HTTP 429 with OpenAI's ``insufficient_quota`` error, as for an account whose credit or
+        monthly quota is used up (the status of a rate limit, but waiting does not help)."""
+        return cls(
+            429,
+            error={
+                "message": "You exceeded your current quota, please check your plan and billing details.",
+                "type": "insufficient_quota",
+                "param": None,
+                "code": "insufficient_quota",
+            },
+        )
+
+    @classmethod
+    def billing_limit(cls, status: int = 400) -> Fault:
+        """OpenAI's ``billing_hard_limit_reached`` error (the spending limit set on the account)."""
+        return cls(
+            status,
+            error={
+                "message": "Billing hard limit has been reached",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "billing_hard_limit_reached",
+            },
+        )
+
 
 Responder = Callable[[dict[str, Any]], str | Fault]
 """The reply to a request body: the assistant's text, or a :class:`Fault` to answer with instead
@@ -110,9 +143,15 @@ _ERROR_TYPES = {
 }
 
 
-def _error_body(status: int, authorization: str | None = None) -> dict[str, Any]:
+def _error_body(
+    status: int, authorization: str | None = None, error: dict[str, Any] | None = None
+) -> dict[str, Any]:
     error_type, code, text = _ERROR_TYPES.get(status, ("server_error", "server_error", "Server error"))
-    body: dict[str, Any] = {"message": f"injected {status}: {text}", "type": error_type, "code": code}
+    body: dict[str, Any] = (
+        dict(error)
+        if error is not None
+        else {"message": f"injected {status}: {text}", "type": error_type, "code": code}
+    )
     if authorization is not None:
         body["message"] += f" (request Authorization: {authorization})"
         body["authorization"] = authorization
@@ -147,6 +186,12 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     # The default backlog of 5 drops connections when many clients connect at once.
     request_queue_size = 1024
+    connections = 0
+    """TCP connections accepted (counted by the one thread that accepts them)."""
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.connections += 1
+        super().process_request(request, client_address)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up mid-reply (a judge that stopped its run) is not an error of
@@ -191,6 +236,10 @@ class OpenAICompatibleServer:
         self.statuses: Counter[int] = Counter()
         """How many chat-completion requests were answered with each HTTP status."""
         self.bodies: deque[dict[str, Any]] = deque(maxlen=1000)
+        self.request_headers: deque[dict[str, str]] = deque(maxlen=1000)
+        """The headers of each chat-completion request (names in lower case; the latest 1,000), in order."""
+        self.request_paths: deque[str] = deque(maxlen=1000)
+        """The request target (path and query) of each chat-completion request, in order."""
         self.tokenizer = tokenizer
         self.arrivals: deque[float] = deque(maxlen=_TIMELINE)
         """``time.monotonic()`` at the arrival of each chat-completion request, in order."""
@@ -224,22 +273,35 @@ class OpenAICompatibleServer:
         with self._lock:
             self._always = fault
 
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted, whatever came over them: a client that fails its TLS
+        handshake with this plain-HTTP server makes one each time it tries, and no request."""
+        return self._httpd.connections
+
     def reset_count(self) -> None:
-        """Set the counts (requests, statuses, tokens, arrivals, the in-flight maximum) back to
-        zero and forget the recorded bodies."""
+        """Set the counts (requests, connections, statuses, tokens, arrivals, the in-flight
+        maximum) back to zero and forget the recorded bodies."""
         with self._lock:
             self.requests = 0
+            self._httpd.connections = 0
             self.statuses.clear()
             self.bodies.clear()
+            self.request_headers.clear()
+            self.request_paths.clear()
             self.arrivals.clear()
             self.in_flight_at_arrival.clear()
             self.max_in_flight = self.in_flight
             self.prompt_tokens = self.completion_tokens = 0
 
-    def _next_fault(self, body: dict[str, Any]) -> Fault | None:
+    def _next_fault(
+        self, body: dict[str, Any], headers: dict[str, str] | None = None, path: str = ""
+    ) -> Fault | None:
         with self._lock:
             self.requests += 1
             self.bodies.append(body)
+            self.request_headers.append({name.lower(): value for name, value in (headers or {}).items()})
+            self.request_paths.append(path)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self.arrivals.append(time.monotonic())
@@ -353,12 +415,17 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
                 self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
                 return
             echo = str(self.headers.get("Authorization") or "") if server.echo_authorization else None
-            fault = server._next_fault(body)
+            fault = server._next_fault(body, dict(self.headers.items()), self.path)
             if fault is not None:
                 if fault.delay:
                     time.sleep(fault.delay)
                 if fault.status != 200:
-                    self._send(fault.status, _error_body(fault.status, echo), fault.headers, completion=True)
+                    self._send(
+                        fault.status,
+                        _error_body(fault.status, echo, fault.error),
+                        fault.headers,
+                        completion=True,
+                    )
                     return
             elif server.latency:
                 time.sleep(server.latency)
@@ -376,7 +443,10 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
                     time.sleep(content.delay)
                 if content.status != 200:
                     self._send(
-                        content.status, _error_body(content.status, echo), content.headers, completion=True
+                        content.status,
+                        _error_body(content.status, echo, content.error),
+                        content.headers,
+                        completion=True,
                     )
                     return
                 content = "ok"

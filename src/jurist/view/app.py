@@ -16,15 +16,29 @@ Pages (all ``GET``; run and item ids travel in the query string, URL-encoded):
 The one write is ``POST /labels`` (form fields ``run``, ``item``, ``label``, ``who``): it
 appends to the run's ``labels.jsonl``. Every request must name a loopback host (``Host:
 127.0.0.1``, ``localhost`` or ``[::1]``) unless the app was started on another address, so
-a web page cannot reach the app through a DNS name it controls; a ``POST`` is refused
-unless its ``Host`` is a loopback name and its ``Origin`` (when the browser sends one) is
-the app's own. Pages load only the app's own CSS and script (Content-Security-Policy), and
-judged text is escaped everywhere (Jinja2 autoescape).
+a web page cannot reach the app through a DNS name it controls. A write (anything but
+``GET``/``HEAD``) is refused (403) unless all of these hold:
+
+- the connection's peer address is a loopback address (``127.0.0.0/8``, ``::1``, or
+  ``::ffff:127.x.y.z``), read from the socket, never from a header: a client on the
+  network cannot pass for this machine by sending ``Host: 127.0.0.1`` or
+  ``X-Forwarded-For``;
+- its ``Host`` is a loopback name;
+- its ``Origin`` (when the browser sends one) is the app's own, and ``Sec-Fetch-Site`` (when
+  sent) is ``same-origin`` or ``none``.
+
+Reads from other peers are answered when the app listens on another address (``jurist view
+--host 0.0.0.0``): the runs are readable from the network, labels are set only from this
+machine. Pages load only the app's own CSS and script (Content-Security-Policy), judged
+text is escaped everywhere (Jinja2 autoescape), and every page and served file is redacted
+(:func:`jurist.redaction.redact`). No file of a run directory is read or written through a
+symbolic link (:mod:`jurist.view.files`): such a run is answered with 403 and why.
 """
 
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 import math
 from collections.abc import Awaitable, Callable, Mapping
@@ -46,10 +60,11 @@ from jurist.errors import JuristError, RunDirectoryError
 from jurist.redaction import redact
 from jurist.report.jsonout import dumps
 from jurist.view import review_pages, run_pages
+from jurist.view.files import LinkedFileError, read_text
 from jurist.view.runs import REPORT_HTML_FILE
 from jurist.view.viewer import Viewer
 
-__all__ = ["LOOPBACK_HOSTS", "create_app", "is_loopback_host", "refusal"]
+__all__ = ["LOOPBACK_HOSTS", "create_app", "is_loopback_host", "is_loopback_peer", "refusal"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 """Host names that reach this machine only."""
@@ -90,20 +105,52 @@ def is_loopback_host(header: str | None) -> bool:
     return bool(header) and _host_name(header or "") in LOOPBACK_HOSTS
 
 
-def refusal(method: str, headers: Mapping[str, str], *, loopback_only: bool = True) -> str | None:
+def is_loopback_peer(address: str | None) -> bool:
+    """Whether a connection's peer address (the socket's, as the server reports it) is this
+    machine's loopback: ``127.0.0.0/8``, ``::1``, or an IPv4-mapped ``::ffff:127.x.y.z``.
+
+    Anything else, a name instead of an address, or no address at all is not.
+    """
+    if not address:
+        return False
+    try:
+        found = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(found, ipaddress.IPv6Address) and found.ipv4_mapped is not None:
+        return found.ipv4_mapped.is_loopback
+    return found.is_loopback
+
+
+def refusal(
+    method: str, headers: Mapping[str, str], *, peer: str | None, loopback_only: bool = True
+) -> str | None:
     """Why a request is refused (403), or ``None`` when it may go on.
 
     Every request must name a loopback host when the app listens on loopback only (a page on
     another site cannot reach it through a DNS name that resolves to 127.0.0.1). A request
-    that writes (anything but ``GET``/``HEAD``) must name a loopback host, and its
-    ``Origin``, when sent, must be ``http://`` plus that host: a form or script on another
-    site cannot set labels.
+    that writes (anything but ``GET``/``HEAD``) must come from a loopback ``peer`` address
+    (:func:`is_loopback_peer`: the socket's, so no header can fake it), name a loopback host,
+    and its ``Origin``, when sent, must be ``http://`` plus that host: neither a client on
+    the network nor a form or script on another site can set labels.
+
+    Args:
+        method: The request's method.
+        headers: Its headers, names in lower case.
+        peer: The address of the connection's other end (``None`` when unknown: refused
+            for writes).
+        loopback_only: The app listens on a loopback address only.
     """
     host = headers.get("host")
     if loopback_only and not is_loopback_host(host):
         return "this viewer answers only to http://127.0.0.1, http://localhost or http://[::1]"
     if method in ("GET", "HEAD"):
         return None
+    if not is_loopback_peer(peer):
+        return (
+            f"labels can only be set from this machine (this request came from {peer or 'an unknown peer'}): "
+            "open the viewer at http://127.0.0.1 on the machine that runs jurist view"
+        )
     if not is_loopback_host(host):
         return "labels can only be set from this machine (open the viewer at http://127.0.0.1)"
     origin = headers.get("origin")
@@ -126,7 +173,9 @@ class _Guard:
             await self.app(scope, receive, send)
             return
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
-        reason = refusal(scope["method"], headers, loopback_only=self.loopback_only)
+        client = scope.get("client")
+        peer = str(client[0]) if client else None
+        reason = refusal(scope["method"], headers, peer=peer, loopback_only=self.loopback_only)
         if reason is not None:
             await PlainTextResponse(reason, status_code=403)(scope, receive, _with_headers(send, None))
             return
@@ -209,6 +258,8 @@ def _render(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
 
 
 def _status(exc: Exception) -> int:
+    if isinstance(exc, LinkedFileError):
+        return 403
     if isinstance(exc, RunDirectoryError):
         return 404
     return 400
@@ -276,7 +327,7 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
         root: The folder of runs.
         loopback_only: Answer only requests addressed to a loopback host name (the app
             listens on 127.0.0.1); ``False`` when it listens on another address, where pages
-            can be read but labels are still set only from this machine.
+            can be read from any peer but labels are still set only from a loopback peer.
 
     Raises:
         InputError: ``root`` is not a folder.
@@ -351,10 +402,11 @@ def create_app(root: Path, *, loopback_only: bool = True) -> Starlette:
 
     def report_html(request: Request) -> Response:
         view = viewer.run(_required(request, "run"))
-        path = view.path / REPORT_HTML_FILE
-        if not path.is_file():
-            raise RunDirectoryError(f"run {view.id!r} has no {REPORT_HTML_FILE}")
-        return HTMLResponse(path.read_text(encoding="utf-8", errors="replace"))
+        try:
+            text = read_text(view.path / REPORT_HTML_FILE)
+        except FileNotFoundError:
+            raise RunDirectoryError(f"run {view.id!r} has no {REPORT_HTML_FILE}") from None
+        return HTMLResponse(redact(text))
 
     async def post_label(request: Request) -> Response:
         wants_json = "application/json" in request.headers.get("accept", "")

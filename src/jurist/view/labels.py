@@ -3,6 +3,9 @@
 Labels are kept in ``labels.jsonl`` in the run directory, one JSON object per line:
 ``{"item": ID, "label": VALUE, "who": NAME, "when": ISO-8601}``. The file is only ever
 appended to, so every change stays on record; the latest line of an item is its label.
+The file is read and appended to without following a symbolic link (:mod:`jurist.view.files`):
+a ``labels.jsonl`` that is a link (to a file outside the run, or anywhere) is refused with
+:class:`~jurist.view.files.LinkedFileError`, never written through.
 A label is checked against the task's :class:`~jurist.report.review.LabelSpec` before it
 is written, and stored as the value it stands for (``true``, ``3``, ``"relevant"``).
 
@@ -27,6 +30,7 @@ from typing import Any
 from jurist.errors import ConfigError, InputError
 from jurist.redaction import redact, redact_value
 from jurist.report.review import LabelSpec
+from jurist.view.files import open_no_follow, read_text
 
 __all__ = [
     "LABELS_FILE",
@@ -105,6 +109,8 @@ class LabelStore:
         Raises:
             ValueError: The label is not one ``spec`` accepts, or the name is too long (the
                 message says what is accepted).
+            LinkedFileError: ``labels.jsonl`` is a symbolic link or not a regular file
+                (nothing is written).
         """
         value = spec.parse(label) if spec is not None else label
         record = Label(
@@ -116,7 +122,7 @@ class LabelStore:
         line = json.dumps(redact_value(record.to_json()), ensure_ascii=False, allow_nan=False) + "\n"
         data = line.encode("utf-8")
         with _append_lock:
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            descriptor = open_no_follow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 os.write(descriptor, data)
                 os.fsync(descriptor)
@@ -129,12 +135,13 @@ class LabelStore:
 
         Raises:
             InputError: A line is not a label record (the message names the file and line).
+            LinkedFileError: ``labels.jsonl`` is a symbolic link or not a regular file.
         """
         try:
-            handle = self.path.open(encoding="utf-8")
+            descriptor = open_no_follow(self.path)
         except FileNotFoundError:
             return
-        with handle:
+        with open(descriptor, encoding="utf-8") as handle:
             for number, text in enumerate(handle, start=1):
                 if not text.strip():
                     continue
@@ -192,7 +199,7 @@ def gold_rows_of_run(run_dir: Path) -> tuple[list[dict[str, Any]], int]:
             labels[item] = spec.parse(record.label)
         except ValueError as exc:
             raise InputError(f"item {item!r}: {exc}", path=store.path) from None
-    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    manifest = json.loads(read_text(run_dir / MANIFEST))
     dataset = manifest.get("dataset") if isinstance(manifest.get("dataset"), Mapping) else {}
     data_path = dataset.get("path")
     if not data_path:
@@ -202,8 +209,27 @@ def gold_rows_of_run(run_dir: Path) -> tuple[list[dict[str, Any]], int]:
             "the data this run judged is no longer there; put it back to export labels", path=data_path
         )
     data = task.read(data_path, options)
-    rows = task.gold_rows(data, labels, options)
+    rows = task.gold_rows(data, _by_data_id(labels, task, data, options), options)
     return [redact_value(row) for row in rows], len(labels)
+
+
+def _by_data_id(labels: dict[str, Any], task: Any, data: Any, options: Any) -> dict[str, Any]:
+    """``labels`` keyed by the ids the data itself holds.
+
+    A run's files show an id the redaction changes (a key-shaped id, ``sk-...``) as its
+    redacted form (``[REDACTED:<hash>]``, :func:`jurist.redaction.shape_token`), so a label
+    is set under that form; it is moved here to the item whose id redacts to it, which the
+    task's gold rows join on. The data's items are read only when a label has such an id.
+    """
+    if not any("[REDACTED" in item for item in labels):
+        return labels
+    shown: dict[str, str] = {}
+    for item in task.items(data, options):
+        raw = str(item.id)
+        public = redact(raw)
+        if public != raw:
+            shown.setdefault(public, raw)
+    return {shown.get(item, item): value for item, value in labels.items()}
 
 
 def gold_jsonl(rows: list[dict[str, Any]]) -> str:

@@ -6,11 +6,14 @@ returns the values of its template (``history.html``, ``run.html``, ``item.html`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jurist.errors import JuristError, RunDirectoryError
+from jurist.redaction import redact
 from jurist.report.review import Review
+from jurist.view.files import is_regular_file, read_text
 from jurist.view.labels import LabelStore, default_who
 from jurist.view.review_pages import label_control, label_text
 from jurist.view.runs import (
@@ -97,10 +100,10 @@ def run_page(
     view = viewer.run(identifier)
     summary = read_json(view.path / SUMMARY_FILE)
     manifest = read_json(view.path / MANIFEST) or {}
-    report_md = None
-    report_path = view.path / REPORT_MD_FILE
-    if report_path.is_file():
-        report_md = report_path.read_text(encoding="utf-8", errors="replace")
+    try:
+        report_md: str | None = read_text(view.path / REPORT_MD_FILE)
+    except FileNotFoundError:
+        report_md = None
     context: dict[str, Any] = {
         "view": view,
         "run": view.record,
@@ -108,7 +111,7 @@ def run_page(
         "summary_rows": summary_rows(summary) if summary is not None else [],
         "figures": viewer.figures(view),
         "report_md": report_md,
-        "has_report_html": (view.path / REPORT_HTML_FILE).is_file(),
+        "has_report_html": is_regular_file(view.path / REPORT_HTML_FILE),
         "refresh": REFRESH_SECONDS if view.running else None,
         "others": viewer.other_runs(view),
         "labels": len(LabelStore(view.path).latest()) if view.review.label else 0,
@@ -167,10 +170,12 @@ def item_page(viewer: Viewer, identifier: str, item_id: str) -> dict[str, Any]:
     detail = None
     store_note = None
     database = view.path / RESULTS_DB
-    if database.is_file():
+    if os.path.lexists(database):
         try:
-            with ResultStore(database) as store:
+            with ResultStore(database, read_only=True) as store:
                 detail = store.item_detail(item_id)
+                if detail is None and "[REDACTED" in item_id:
+                    detail = _detail_of_shown_id(store, item_id)
         except JuristError as exc:
             store_note = str(exc)
     if detail is None and row is None:
@@ -203,6 +208,18 @@ def item_page(viewer: Viewer, identifier: str, item_id: str) -> dict[str, Any]:
         "control": label_control(view.review.label),
         "refresh": REFRESH_SECONDS if view.running else None,
     }
+
+
+def _detail_of_shown_id(store: Any, item_id: str) -> Any:
+    """The recorded item whose id the redaction shows as ``item_id``, or ``None``.
+
+    ``results.sqlite`` keeps each id as the data has it; the item table and every page show
+    a key-shaped id redacted (``[REDACTED:<hash>]``, distinct per id), so such an item is
+    found by redacting the recorded ids (read only for such an id)."""
+    for recorded in store.item_ids():
+        if recorded != item_id and redact(recorded) == item_id:
+            return store.item_detail(recorded)
+    return None
 
 
 def _show_filter(view: RunView, show: str, below: float | None) -> list[Condition]:

@@ -4,7 +4,9 @@ A run directory is a folder holding a ``manifest.json`` with a ``task`` (what ``
 --out`` writes). A run's id is its path relative to the folder the viewer serves, with
 ``/`` between parts; :func:`resolve_run` turns an id back into the directory and refuses
 anything that resolves outside that folder (``../``, an absolute path, a symbolic link
-that leads out). Nothing here writes into a run directory.
+that leads out) and any run directory in which a file the viewer reads or writes is a
+symbolic link (:data:`RUN_FILES`). Every file is read without following a link
+(:mod:`jurist.view.files`). Nothing here writes into a run directory.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 from jurist.errors import JuristError, RunDirectoryError
 from jurist.report.figures import Figure
 from jurist.report.review import Review
+from jurist.view.files import LinkedFileError, is_regular_file, read_bytes
+from jurist.view.labels import LABELS_FILE
 
 __all__ = [
     "FIGURES_FILE",
@@ -30,6 +34,7 @@ __all__ = [
     "REPORT_HTML_FILE",
     "REPORT_MD_FILE",
     "REVIEW_FILE",
+    "RUN_FILES",
     "SUMMARY_FILE",
     "RunRecord",
     "file_signature",
@@ -50,6 +55,24 @@ REVIEW_FILE = "review.json"
 FIGURES_FILE = "figures.json"
 REPORT_HTML_FILE = "report.html"
 REPORT_MD_FILE = "report.md"
+RESULTS_DB = "results.sqlite"
+
+RUN_FILES = (
+    MANIFEST,
+    SUMMARY_FILE,
+    REVIEW_FILE,
+    FIGURES_FILE,
+    ITEMS_FILE,
+    REPORT_HTML_FILE,
+    REPORT_MD_FILE,
+    LABELS_FILE,
+    RESULTS_DB,
+    f"{RESULTS_DB}-wal",
+    f"{RESULTS_DB}-shm",
+    f"{RESULTS_DB}-journal",
+)
+"""The files of a run directory the viewer reads or writes: a run in which one of them is a
+symbolic link is not served (:func:`resolve_run`)."""
 
 _SKIPPED_SECTIONS = frozenset({"usage", "run", "latency_s", "failure_kinds", "gold"})
 """Summary sections that hold bookkeeping (usage, timings, the gold file's row counts), not
@@ -59,19 +82,20 @@ _HEADLINE_DEPTH = 3
 
 
 def read_json(path: Path) -> Any:
-    """The JSON document at ``path``, or ``None`` when it is missing or not JSON (a run that is
-    being written, or a file of another tool)."""
+    """The JSON document at ``path``, or ``None`` when it is missing, not JSON (a run that is
+    being written, or a file of another tool), a symbolic link or not a regular file (never
+    followed)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(read_bytes(path))
+    except (OSError, ValueError, LinkedFileError):
         return None
 
 
 def file_signature(path: Path) -> tuple[int, int] | None:
     """What tells a file's versions apart: its modification time and size (``None`` when it
-    cannot be read)."""
+    cannot be read); a symbolic link's own, never its target's."""
     try:
-        stat = path.stat()
+        stat = path.lstat()
     except OSError:
         return None
     return (stat.st_mtime_ns, stat.st_size)
@@ -260,12 +284,25 @@ def find_runs(root: Path) -> list[RunRecord]:
     return found
 
 
+def linked_files(run_dir: Path) -> list[str]:
+    """The files of :data:`RUN_FILES` in ``run_dir`` that are symbolic links or not regular
+    files (directories, FIFOs, devices)."""
+    found = []
+    for name in RUN_FILES:
+        path = run_dir / name
+        if os.path.lexists(path) and not is_regular_file(path):
+            found.append(name)
+    return found
+
+
 def resolve_run(root: Path, identifier: str) -> Path:
     """The run directory whose id is ``identifier`` (a path relative to ``root``).
 
     Raises:
         RunDirectoryError: ``identifier`` is empty, absolute, resolves outside ``root`` (``..``,
             a symbolic link that leads out), or names no run directory.
+        LinkedFileError: A file of the run the viewer reads or writes (:data:`RUN_FILES`) is a
+            symbolic link or not a regular file: the run is not served.
     """
     base = root.resolve()
     text = identifier.strip()
@@ -274,8 +311,19 @@ def resolve_run(root: Path, identifier: str) -> Path:
     candidate = (base / text).resolve()
     if candidate != base and base not in candidate.parents:
         raise RunDirectoryError(f"no run {identifier!r} in the served folder")
-    if not (candidate / MANIFEST).is_file():
+    if not os.path.lexists(candidate / MANIFEST):
         raise RunDirectoryError(f"no run {identifier!r} in the served folder")
+    linked = linked_files(candidate)
+    if linked:
+        what = (
+            "is a symbolic link or not a regular file"
+            if len(linked) == 1
+            else "are links or not regular files"
+        )
+        raise LinkedFileError(
+            f"run {identifier!r} is not served: {', '.join(linked)} {what}; jurist view follows no "
+            "link in a run directory (replace it with a copy of the file)"
+        )
     return candidate
 
 

@@ -2,7 +2,9 @@
 thread (:class:`ViewServer`, for notebooks and tests).
 
 The socket is bound before uvicorn starts, so a port in use is one clear error and port 0
-picks a free port whose URL is known before the first request.
+picks a free port whose URL is known before the first request. uvicorn's proxy headers are
+off: the peer address the app checks before a write is the socket's, whatever
+``X-Forwarded-For`` (or ``FORWARDED_ALLOW_IPS`` in the environment) says.
 """
 
 from __future__ import annotations
@@ -77,7 +79,14 @@ def _server(root: Path, host: str) -> Any:
     import uvicorn
 
     app = create_app(root, loopback_only=is_loopback_address(host))
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        server_header=False,
+        proxy_headers=False,
+    )
     return uvicorn.Server(config)
 
 
@@ -109,7 +118,7 @@ def serve(
     if not is_loopback_address(host):
         announce(
             f"warning: listening on {host}: anyone who can reach this address can read these runs "
-            "(there is no login); labels can still be set only from this machine"
+            "(there is no login); labels can be set only from this machine (a loopback address)"
         )
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()

@@ -19,6 +19,7 @@ when it changes on disk (a run that is still being judged is scored again and re
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -30,6 +31,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from jurist.view.files import open_no_follow
 
 __all__ = ["Condition", "ItemTable", "Page", "TableCache", "page_start"]
 
@@ -94,16 +97,25 @@ class ItemTable:
     Args:
         path: The ``items.parquet`` file.
 
+    The file is opened once, without following a symbolic link, and read through that one
+    descriptor (:func:`jurist.view.files.open_no_follow`).
+
     Raises:
         OSError: The file cannot be read.
+        LinkedFileError: It is a symbolic link or not a regular file.
         pyarrow.ArrowInvalid: It is not a Parquet file.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        stat = path.stat()
-        self.signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-        self._file = pq.ParquetFile(path)
+        self._source = os.fdopen(open_no_follow(path), "rb")
+        try:
+            stat = os.fstat(self._source.fileno())
+            self.signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            self._file = pq.ParquetFile(self._source)
+        except BaseException:
+            self._source.close()
+            raise
         metadata = self._file.metadata
         self.row_count = int(metadata.num_rows)
         counts = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
@@ -122,6 +134,7 @@ class ItemTable:
 
     def close(self) -> None:
         self._file.close()
+        self._source.close()
 
     # ------------------------------------------------------------------ reading
 
@@ -348,8 +361,9 @@ class TableCache:
 
         Raises:
             FileNotFoundError: There is no such file.
+            LinkedFileError: It is a symbolic link or not a regular file.
         """
-        stat = path.stat()
+        stat = path.lstat()
         signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         with self._lock:
             found = self._tables.get(path)

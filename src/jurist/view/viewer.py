@@ -11,6 +11,7 @@ of items to label, the labels); each returns the values of its template, and
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -131,6 +132,7 @@ class Viewer:
 
         Raises:
             RunDirectoryError: No run has this id under the folder (or it resolves outside).
+            LinkedFileError: A file of the run is a symbolic link (the run is not served).
         """
         path = resolve_run(self.root, identifier)
         record = run_record(self.root, path)
@@ -138,7 +140,7 @@ class Viewer:
             raise RunDirectoryError(f"no run {identifier!r} in the served folder")
         items = path / ITEMS_FILE
         try:
-            table = self.tables.get(items) if items.is_file() else None
+            table = self.tables.get(items) if os.path.lexists(items) else None
         except (OSError, pa.ArrowInvalid) as exc:
             raise InputError(f"the item table cannot be read ({exc})", path=items) from None
         return RunView(id=record.id, path=path, record=record, review=run_review(path), table=table)

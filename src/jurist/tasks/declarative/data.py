@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jurist.datasets.io import iter_records, sha256_file
+from jurist.datasets.io import iter_records, normalise_id, sha256_file
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.runner import Item
+from jurist.safe_load import QUOTE_LIMIT, clip, quote
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import parse_gold
 
@@ -129,9 +130,10 @@ def rows_from_records(
             if _missing(raw_id) or str(raw_id).strip() == "":
                 raise InputError("missing id", path=path, line=line, field=id_column)
             row_id = str(int(raw_id)) if isinstance(raw_id, float) and raw_id.is_integer() else str(raw_id)
+            row_id = normalise_id(row_id)
         if row_id in seen:
             raise InputError(
-                f"id {row_id!r} also occurs on line {seen[row_id]}",
+                f"id {quote(row_id)} also occurs on line {seen[row_id]}",
                 path=path,
                 line=line,
                 field=id_column or "id",
@@ -141,8 +143,10 @@ def rows_from_records(
         if spec.gold is not None:
             try:
                 gold = parse_gold(spec.output, record.get(spec.gold))
-            except ValueError as exc:
-                raise InputError(str(exc), path=path, line=line, field=spec.gold) from None
+            except ValueError as exc:  # the message quotes the cell: at most a few hundred characters
+                raise InputError(
+                    clip(str(exc), 2 * QUOTE_LIMIT), path=path, line=line, field=spec.gold
+                ) from None
             if gold is None and need_gold:
                 raise InputError("an example needs a gold verdict", path=path, line=line, field=spec.gold)
         rows.append(Row(id=row_id, line=line, inputs=inputs, gold=gold))

@@ -15,7 +15,7 @@ from typing import Any, Literal, cast
 import dspy
 
 from jurist.tasks.declarative.spec import TaskFile
-from jurist.tasks.declarative.verdicts import check_confidence, check_verdict
+from jurist.tasks.declarative.verdicts import check_confidence, check_verdict, normalised_verdict
 
 __all__ = ["DeclarativeProgram", "build_signature", "make_demos", "make_program", "postprocess_prediction"]
 
@@ -107,10 +107,15 @@ def _get(prediction: Any, name: str) -> Any:
 def postprocess_prediction(spec: TaskFile, prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
     """The validated output ``{"verdict", "reasoning", "confidence"}`` (pairwise: and ``order``).
 
+    A label written with only a different letter case or spacing than a listed one is the
+    listed label; the output then also holds ``normalised_from``, what the judge wrote
+    (:func:`~jurist.tasks.declarative.verdicts.normalised_verdict`).
+
     Raises:
         ValueError: The verdict or confidence is not valid (never clamped or coerced).
     """
-    verdict = check_verdict(spec.output, _get(prediction, "verdict"))
+    verdict, given = normalised_verdict(spec.output, _get(prediction, "verdict"))
+    verdict = check_verdict(spec.output, verdict)
     reasoning = _get(prediction, "reasoning") if spec.output.reasoning else None
     confidence = check_confidence(_get(prediction, "confidence")) if spec.output.confidence else None
     output: dict[str, Any] = {
@@ -120,4 +125,6 @@ def postprocess_prediction(spec: TaskFile, prediction: Any, inputs: dict[str, An
     }
     if spec.kind == "pairwise":
         output["order"] = inputs.get("order", "AB")
+    if given is not None:
+        output["normalised_from"] = given
     return output

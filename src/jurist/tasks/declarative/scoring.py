@@ -26,12 +26,15 @@ __all__ = ["item_row", "pairs_table", "report_markdown", "scored_pairs", "summar
 
 
 def item_row(spec: TaskFile, result: ItemResult) -> dict[str, Any]:
-    """One row of the per-item table: status and usage, the verdict, its reasoning and confidence."""
+    """One row of the per-item table: status and usage, the verdict, its reasoning and confidence
+    (and ``normalised_from`` when the verdict was a label normalised from what the judge wrote)."""
     row = result.table_row()
     output = result.output if result.status == "ok" and result.output else {}
     row["verdict"] = output.get("verdict")
     row["reasoning"] = output.get("reasoning")
     row["confidence"] = output.get("confidence")
+    if "normalised_from" in output:  # a label normalised from another case or spacing
+        row["normalised_from"] = output["normalised_from"]
     if spec.kind == "pairwise":
         base, order = split_item_id(result.id)
         row["pair_id"] = base
@@ -112,6 +115,10 @@ def summarize_items(
     """
     ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
     summary: dict[str, Any] = {"kind": spec.kind}
+    # Verdicts read from a label with only a different letter case or spacing (never silent).
+    summary["normalised_verdicts"] = (
+        int(ok["normalised_from"].notna().sum()) if "normalised_from" in ok else 0
+    )
     empty = pd.DataFrame(columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
     if spec.kind == "pairwise":
         rows = read_gold(spec, gold, every_row=True) if gold is not None else None

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from jurist.errors import ConfigError
+from jurist.safe_load import load_yaml_node, quote
 from jurist.tasks.declarative.verdicts import check_verdict
 
 __all__ = ["BaselineSpec", "OutputSpec", "Rule", "TaskFile", "read_task_file"]
@@ -168,7 +169,7 @@ def _check_baseline(spec: TaskFile) -> None:
                 )
             if rule.field not in spec.columns:
                 known = ", ".join(spec.columns)
-                raise _KeyError((*where, "field"), f"no input field {rule.field!r} (inputs: {known})")
+                raise _KeyError((*where, "field"), f"no input field {quote(rule.field)} (inputs: {known})")
         if rule.confidence is not None and not spec.output.confidence:
             raise _KeyError((*where, "confidence"), "'confidence' needs 'output.confidence: true'")
         if pairwise:
@@ -275,8 +276,7 @@ def read_task_file(path: str | Path) -> TaskFile:
     except OSError as exc:
         raise ConfigError(f"cannot read the task file ({exc.strerror})", path=file) from None
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data, root = load_yaml_node(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)

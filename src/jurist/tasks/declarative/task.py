@@ -27,6 +27,7 @@ from jurist.tasks.declarative.spec import TaskFile, read_task_file, validate_tas
 if TYPE_CHECKING:
     import dspy
 
+    from jurist.judges.config import JudgeConfig
     from jurist.judges.judge import Judge
     from jurist.optimization import TaskAdapter
     from jurist.tasks._unit_verdicts import UnitVerdicts
@@ -148,6 +149,18 @@ class DeclarativeTask(Task):
         except ValueError as exc:
             raise ConfigError(str(exc), path=self.source, field="examples") from None
         return make_program(self.spec, demos)
+
+    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
+        """The judge a config names (see :meth:`Task.make_judge`); an LLM judge reads a label
+        written with only a different letter case or spacing as the listed label, which the
+        output records (``normalised_from``) and the summary counts (``normalised_verdicts``)."""
+        from jurist.judges.adapters import make_adapter
+        from jurist.judges.judge import LLMJudge
+
+        judge = super().make_judge(config, options)
+        if isinstance(judge, LLMJudge):
+            judge.adapter = make_adapter(judge.config.adapter, normalise_labels=True)
+        return judge
 
     def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
         from jurist.tasks.declarative.program import postprocess_prediction

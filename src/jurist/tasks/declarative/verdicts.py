@@ -1,9 +1,13 @@
 """Verdict values of a YAML task: validating what a judge answers and reading gold values.
 
 A judge's verdict is validated, never repaired: an out-of-range score, a label outside the
-set or a confidence outside [0, 1] raises ``ValueError`` (the runner asks again and then
-records the item as failed with the raw answer). Gold values are read more leniently,
-because data files spell them in many ways (``"yes"``, ``1``, ``"true"`` for a boolean).
+set or a confidence outside [0, 1] raises ``ValueError`` (the runner asks again once and
+then records the item as failed with the raw answer). The one normalisation is a label
+written with only a different letter case or spacing (``Billing`` for ``billing``): it is
+the listed label, and :func:`normalised_verdict` says what the judge wrote, so the item
+records it and the summary counts it (``normalised_verdicts``). Gold values are read more
+leniently, because data files spell them in many ways (``"yes"``, ``1``, ``"true"`` for a
+boolean).
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["check_confidence", "check_verdict", "parse_gold", "verdict_text"]
+from jurist.safe_load import loads_json, quote
+
+__all__ = ["check_confidence", "check_verdict", "normalised_verdict", "parse_gold", "verdict_text"]
 
 _TRUE = {"true", "yes", "1", "t", "y"}
 _FALSE = {"false", "no", "0", "f", "n"}
@@ -20,6 +26,42 @@ _PAIRWISE_GOLD = {"a": "A", "b": "B", "tie": "tie", "1": "A", "2": "B", "0": "ti
 
 if TYPE_CHECKING:
     from jurist.tasks.declarative.spec import OutputSpec
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def normalised_verdict(output: OutputSpec, value: Any) -> tuple[Any, str | None]:
+    """``(verdict, given)``: a label (or each label of a list) written with only a different
+    letter case or spacing than a listed one, as the listed label, and what the judge wrote
+    (``None`` when nothing was normalised). Anything else is returned as it is, for
+    :func:`check_verdict` to accept or refuse.
+
+    A label the adapter already normalised (a :class:`~jurist.judges.literals.NormalisedLabel`)
+    brings what the judge wrote with it.
+    """
+    if output.kind in ("label", "pairwise"):
+        given = getattr(value, "given", None)
+        if isinstance(value, str) and isinstance(given, str):
+            return str(value), given
+        return value, None
+    if output.kind == "labels" and isinstance(value, list | tuple):
+        labels = output.labels or []
+        folds = [_fold(label) for label in labels]
+        listed = {fold: label for fold, label in zip(folds, labels, strict=True) if folds.count(fold) == 1}
+        mapped = [
+            listed.get(_fold(item), item) if isinstance(item, str) and item not in labels else item
+            for item in value
+        ]
+        if mapped != list(value):
+            return mapped, json.dumps(list(value), ensure_ascii=False)
+    return value, None
 
 
 def check_verdict(output: OutputSpec, value: Any) -> Any:
@@ -39,7 +81,7 @@ def check_verdict(output: OutputSpec, value: Any) -> Any:
     if kind == "label":
         labels = output.labels or []
         if not isinstance(value, str) or value not in labels:
-            raise ValueError(f"unknown label {value!r}; expected one of {', '.join(labels)}")
+            raise ValueError(f"{_shown(value)} is not one of {', '.join(labels)}")
         return value
     if kind == "labels":
         labels = output.labels or []
@@ -47,15 +89,15 @@ def check_verdict(output: OutputSpec, value: Any) -> Any:
             raise ValueError(f"expected a list of labels from {', '.join(labels)}, got {value!r}")
         unknown = [v for v in value if v not in labels]
         if unknown:
-            raise ValueError(f"unknown label {unknown[0]!r}; expected labels from {', '.join(labels)}")
+            raise ValueError(f"{_shown(unknown[0])} is not one of {', '.join(labels)}")
         return [label for label in labels if label in value]
     if kind == "bool":
         if not isinstance(value, bool):
             raise ValueError(f"expected true or false, got {value!r}")
         return value
     allowed = ("A", "B", "tie") if output.allow_tie else ("A", "B")
-    if value not in allowed:
-        raise ValueError(f"expected one of {', '.join(allowed)}, got {value!r}")
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{_shown(value)} is not one of {', '.join(allowed)}")
     return value
 
 
@@ -99,9 +141,9 @@ def parse_gold(output: OutputSpec, value: Any) -> Any:
         try:
             number = float(value)
         except (TypeError, ValueError):
-            raise ValueError(f"expected a number from {low} to {high}, got {value!r}") from None
+            raise ValueError(f"expected a number from {low} to {high}, got {quote(value)}") from None
         if isinstance(value, bool) or math.isnan(number) or not low <= number <= high:
-            raise ValueError(f"expected a number from {low} to {high}, got {value!r}")
+            raise ValueError(f"expected a number from {low} to {high}, got {quote(value)}")
         return int(number) if number.is_integer() else number
     if kind == "label":
         return check_verdict(output, str(value).strip() if not isinstance(value, str) else value.strip())
@@ -112,12 +154,12 @@ def parse_gold(output: OutputSpec, value: Any) -> Any:
         if isinstance(items, str):
             text = items.strip()
             items = (
-                json.loads(text)
+                loads_json(text)
                 if text.startswith("[")
                 else [p.strip() for p in text.split(",") if p.strip()]
             )
         if not isinstance(items, list):
-            raise ValueError(f"expected a list of labels, got {value!r}")
+            raise ValueError(f"expected a list of labels, got {quote(value)}")
         return check_verdict(output, [str(item).strip() for item in items])
     if kind == "bool":
         if isinstance(value, bool):
@@ -127,12 +169,12 @@ def parse_gold(output: OutputSpec, value: Any) -> Any:
             text = text[:-2]
         if text in _TRUE | _FALSE:
             return text in _TRUE
-        raise ValueError(f"expected true/false (or yes/no, 1/0), got {value!r}")
+        raise ValueError(f"expected true/false (or yes/no, 1/0), got {quote(value)}")
     text = str(value).strip()
     text = text[:-2] if text.endswith(".0") else text
     choice = _PAIRWISE_GOLD.get(text.lower())
     if choice is None:
-        raise ValueError(f"expected A, B or tie (or 1, 2, 0), got {value!r}")
+        raise ValueError(f"expected A, B or tie (or 1, 2, 0), got {quote(value)}")
     return choice
 
 

@@ -18,10 +18,11 @@ import pandas as pd
 from jurist.datasets.pairwise import load_pairs
 from jurist.datasets.preference_shapes import NoMajority
 from jurist.metrics.annotators import annotator_agreement
+from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.metrics.pairwise import gold_agreement, pair_verdicts
 from jurist.report.pairwise import PairsAgreement
-from jurist.signatures.pairwise import extract_choice
+from jurist.signatures.pairwise import ChoiceRule, extract_choice
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge
 
 __all__ = [
@@ -38,10 +39,13 @@ ORDERS = ("12", "21")
 """The two orders of a pair: response 1 first, then swapped."""
 
 
-def judged_pairs(pairs: pd.DataFrame, texts: Mapping[str, str], num_options: int) -> pd.DataFrame:
+def judged_pairs(
+    pairs: pd.DataFrame, texts: Mapping[str, str], num_options: int, rule: ChoiceRule = "subeval"
+) -> pd.DataFrame:
     """``pairs`` with both orders' judgements and choices, from the texts of items ``{id}|{order}``.
 
-    An order with no text is a failed judgement (SubEval's failure message, no choice).
+    An order with no text is a failed judgement (SubEval's failure message, no choice). The
+    choices are read by ``rule`` (see :func:`~jurist.signatures.pairwise.extract_choice`).
     """
     judged = pairs.copy()
     for order in ORDERS:
@@ -49,20 +53,23 @@ def judged_pairs(pairs: pd.DataFrame, texts: Mapping[str, str], num_options: int
             texts.get(f"{pair_id}|{order}", FAIL_MESSAGE) for pair_id in pairs["id"]
         ]
         judged[f"choice_{order}"] = pd.Series(
-            [extract_choice(text, num_options) for text in judged[f"judgement_{order}"]],
+            [extract_choice(text, num_options, rule) for text in judged[f"judgement_{order}"]],
             dtype=object,
         )
     judged["gold"] = judged["label"]
     return judged
 
 
-def judge_pairs(pairs: pd.DataFrame, judge: PairwiseJudge, *, num_options: int = 2) -> pd.DataFrame:
+def judge_pairs(
+    pairs: pd.DataFrame, judge: PairwiseJudge, *, num_options: int = 2, rule: ChoiceRule = "subeval"
+) -> pd.DataFrame:
     """Judge every pair in both orders.
 
     Args:
         pairs: Rows from :func:`~jurist.datasets.pairwise.load_pairs`.
         judge: A judge callable.
         num_options: 2, 3 or 4.
+        rule: How the choice is read from the judge's text.
 
     Returns:
         ``pairs`` plus ``judgement_12``/``judgement_21`` (the judge's text with response 1
@@ -88,7 +95,7 @@ def judge_pairs(pairs: pd.DataFrame, judge: PairwiseJudge, *, num_options: int =
     for order in ("12", "21"):
         out[f"judgement_{order}"] = texts[order]
         out[f"choice_{order}"] = pd.Series(
-            [extract_choice(t, num_options) for t in texts[order]], dtype=object
+            [extract_choice(t, num_options, rule) for t in texts[order]], dtype=object
         )
     out["gold"] = out["label"]
     return out
@@ -105,10 +112,12 @@ def judge_pairs_baseline(
     seed: int = 0,
     mapping: Sequence[str] | None = None,
     split_vote: NoMajority = "tie",
+    choice_rule: ChoiceRule = "subeval",
 ) -> PairsAgreement:
     """Judge pairs files in both orders (offline baseline by default) and score against gold.
 
-    ``mapping`` and ``split_vote`` are handed to :func:`~jurist.datasets.pairwise.load_pairs`.
+    ``mapping`` and ``split_vote`` are handed to :func:`~jurist.datasets.pairwise.load_pairs`;
+    ``choice_rule`` says how a choice is read from the judge's text.
 
     Each source is one dataset (named as :func:`~jurist.datasets.pairwise.load_pairs`
     names it). Pairs without a gold label are judged but left out of the agreement.
@@ -122,7 +131,10 @@ def judge_pairs_baseline(
         judge = PairwiseBaseline()
     frames = [
         judge_pairs(
-            load_pairs(source, mapping=mapping, no_majority=split_vote), judge, num_options=num_options
+            load_pairs(source, mapping=mapping, no_majority=split_vote),
+            judge,
+            num_options=num_options,
+            rule=choice_rule,
         )
         for source in sources
     ]
@@ -133,6 +145,7 @@ def judge_pairs_baseline(
         n_resamples=n_resamples,
         confidence=confidence,
         seed=seed,
+        choice_rule=choice_rule,
     )
 
 
@@ -144,14 +157,22 @@ def pairs_agreement(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    choice_rule: ChoiceRule = "subeval",
 ) -> PairsAgreement:
     """Agreement with gold of pairs judged in both orders (``choice_12``, ``choice_21``, ``gold``).
 
-    Pairs without a gold label are kept in ``judged`` but left out of the agreement.
+    Pairs without a gold label are kept in ``judged`` but left out of the agreement. When the
+    pairs carry the judge's texts (``judgement_12``, ``judgement_21``, read by
+    ``choice_rule``), both orders are read by both rules: the result lists SubEval's-rule
+    letters that begin a longer word and, when the rules read some order differently, holds
+    the agreement by the other rule too.
     """
     judged = pair_verdicts(judged_pairs)
     labelled = judged[judged["gold"].notna()].reset_index(drop=True)
     agreement = gold_agreement(labelled, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    readings, other_agreement = _other_agreement(
+        judged_pairs, choice_rule, num_options, n_resamples=n_resamples, confidence=confidence, seed=seed
+    )
     tables = []
     for name, group in labelled.groupby("dataset", sort=False):
         complete = group[group["complete"]]
@@ -166,7 +187,29 @@ def pairs_agreement(
         num_options=num_options,
         judge=judge_name,
         human=human_agreement(judged),
+        readings=readings,
+        other_agreement=other_agreement,
     )
+
+
+def _other_agreement(
+    pairs: pd.DataFrame, rule: ChoiceRule, num_options: int, **bootstrap: Any
+) -> tuple[ChoiceReadings, pd.DataFrame | None]:
+    """How both orders' texts read by both rules, and the agreement by the other rule if they differ."""
+    if not {"judgement_12", "judgement_21"} <= set(pairs.columns):
+        return ChoiceReadings(rule), None
+    frame = pairs.reset_index(drop=True)
+    ids = [f"{pair_id}|{order}" for pair_id in frame["id"] for order in ORDERS]
+    texts = [text for pair in zip(frame["judgement_12"], frame["judgement_21"], strict=True) for text in pair]
+    _used, others, readings = read_choices(ids, texts, num_options, rule)
+    if not readings.differ:
+        return readings, None
+    other = frame.assign(
+        choice_12=pd.Series(others[0::2], dtype=object), choice_21=pd.Series(others[1::2], dtype=object)
+    )
+    judged = pair_verdicts(other)
+    labelled = judged[judged["gold"].notna()].reset_index(drop=True)
+    return readings, gold_agreement(labelled, **bootstrap)
 
 
 def human_agreement(judged: pd.DataFrame) -> pd.DataFrame | None:
@@ -201,4 +244,8 @@ def agreement_summary(result: PairsAgreement) -> dict[str, Any]:
         "agreement": result.agreement.to_dict(orient="records"),
         "by_label": result.by_label.to_dict(orient="records"),
         "human_agreement": result.human.to_dict(orient="records") if result.human is not None else None,
+        **result.readings.summary(),
+        "other_reading": None
+        if result.other_agreement is None
+        else {"rule": result.readings.other, "agreement": result.other_agreement.to_dict(orient="records")},
     }

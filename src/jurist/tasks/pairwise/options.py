@@ -12,6 +12,12 @@ __all__ = ["PairwiseGoldOptions", "PairwiseOptions"]
 _NUM_OPTIONS = "2, 3 or 4 options (SubEval's wording)"
 _RESAMPLES = "Bootstrap resamples for the 95% intervals."
 _SEED = "Seed of the bootstrap."
+_CHOICE_RULE = (
+    "How the letter after 'Choice: ' in a judge's text is read: subeval (SubEval's published "
+    "rule, the first character when it is A-D, even one that begins a word: 'Choice: Definitely A' "
+    "is D) or strict (a standalone option letter only). Either way, letters that begin a word are "
+    "listed, and the other rule's figures are shown beside when the two differ."
+)
 
 
 class PairwiseOptions(BaseModel):
@@ -60,6 +66,7 @@ class PairwiseOptions(BaseModel):
         exclude=True,
         description="Scoring: the column with the judge's answers (default: the one non-SubEval column).",
     )
+    choice_rule: Literal["subeval", "strict"] = Field("subeval", exclude=True, description=_CHOICE_RULE)
     resamples: int = Field(1000, ge=0, exclude=True, description=_RESAMPLES)
     seed: int = Field(0, exclude=True, description=_SEED)
     out: Path | None = Field(
@@ -86,6 +93,7 @@ class PairwiseGoldOptions(BaseModel):
         description="Pairs files with several annotators: gold when no label has a majority "
         "(tie, or exclude the pair from the agreement).",
     )
+    choice_rule: Literal["subeval", "strict"] = Field("subeval", description=_CHOICE_RULE)
     resamples: int = Field(1000, ge=0, description=_RESAMPLES)
     seed: int = Field(0, description=_SEED)
     out: Path | None = Field(

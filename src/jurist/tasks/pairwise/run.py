@@ -54,7 +54,7 @@ from jurist.report.pairwise import (
     write_record_table,
 )
 from jurist.runner import MANIFEST, Item, JudgeRecipe, iter_run_results, run_items
-from jurist.signatures.pairwise import PairwiseChoice
+from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice
 from jurist.tasks._results import run_counts
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, score_pairwise_records, subeval_records
@@ -255,6 +255,7 @@ def judge_pairwise(
     n_resamples: int = 1000,
     seed: int = 0,
     subdirectory: bool = False,
+    choice_rule: ChoiceRule = "subeval",
 ) -> PairwiseRun:
     """Judge every comparison of a SubEval table or pairs file in both orders.
 
@@ -276,6 +277,8 @@ def judge_pairwise(
         subdirectory: Treat ``out_dir`` as a parent and run in its subdirectory named by
             :func:`~jurist.report.pairwise.pairwise_run_name` (one per data, judge, models,
             reference and options; what calibration uses).
+        choice_rule: How a choice is read from the recorded texts when scoring (see
+            :func:`~jurist.signatures.pairwise.extract_choice`).
     """
     judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
     path = resolve_input(input_path)
@@ -321,12 +324,18 @@ def judge_pairwise(
             num_options=num_options,
             n_resamples=n_resamples,
             seed=seed,
+            choice_rule=choice_rule,
         )
         write_pairwise_scores(scores, run_dir)
         return PairwiseRun(run_dir=run_dir, records=records, scores=scores, counts=item_counts(run_dir))
-    judged = judged_pairs(data.frame, texts, num_options)
+    judged = judged_pairs(data.frame, texts, num_options, choice_rule)
     agreement = pairs_agreement(
-        judged, num_options=num_options, judge_name=judge.name, n_resamples=n_resamples, seed=seed
+        judged,
+        num_options=num_options,
+        judge_name=judge.name,
+        n_resamples=n_resamples,
+        seed=seed,
+        choice_rule=choice_rule,
     )
     write_pairs_agreement(agreement, run_dir)
     return PairwiseRun(
@@ -365,6 +374,7 @@ def rescore_run(
     split_vote: NoMajority | None = None,
     models: Sequence[str] | None = None,
     fill_contents: Sequence[str] = (),
+    choice_rule: ChoiceRule = "subeval",
 ) -> PairwiseRun:
     """Score a run directory written by :func:`judge_pairwise` again, without calling a model.
 
@@ -388,6 +398,7 @@ def rescore_run(
             num_options=options,
             n_resamples=n_resamples,
             seed=seed,
+            choice_rule=choice_rule,
         )
         return PairwiseRun(
             run_dir=run_dir, records=scores.records, scores=scores, counts=item_counts(run_dir)
@@ -406,6 +417,7 @@ def rescore_run(
             num_options=options or 2,
             n_resamples=n_resamples,
             seed=seed,
+            choice_rule=choice_rule,
         )
         return PairwiseRun(run_dir=run_dir, records=records, scores=scores, counts=item_counts(run_dir))
     pairs = load_pairs(
@@ -413,13 +425,14 @@ def rescore_run(
         mapping=mapping if mapping is not None else recorded.get("map"),
         no_majority=split_vote or recorded.get("split_vote") or "tie",
     )
-    judged = judged_pairs(pairs, judgement_texts(run_dir), options or 2)
+    judged = judged_pairs(pairs, judgement_texts(run_dir), options or 2, choice_rule)
     agreement = pairs_agreement(
         judged,
         num_options=options or 2,
         judge_name=str(manifest["judge"]),
         n_resamples=n_resamples,
         seed=seed,
+        choice_rule=choice_rule,
     )
     return PairwiseRun(
         run_dir=run_dir, records=agreement.judged, agreement=agreement, counts=item_counts(run_dir)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from jurist.datasets.pairwise import RecordTable, read_record_table
 from jurist.errors import InputError
+from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.pairwise import (
     LengthBias,
     consistency_stats,
@@ -31,8 +32,8 @@ from jurist.metrics.pairwise import (
     win_rates,
     win_rates_with_ties,
 )
-from jurist.report.pairwise import PairwiseScores
-from jurist.signatures.pairwise import PairwiseChoice, extract_choice
+from jurist.report.pairwise import OtherReading, PairwiseScores
+from jurist.signatures.pairwise import Choice, ChoiceRule, PairwiseChoice
 from jurist.tasks.pairwise.lengths import token_counter
 
 __all__ = [
@@ -69,14 +70,23 @@ class PairwiseJudge(Protocol):
     ) -> PairwiseChoice: ...
 
 
-def records_from_table(table: RecordTable | pd.DataFrame, num_options: int = 4) -> pd.DataFrame:
+def records_from_table(
+    table: RecordTable | pd.DataFrame, num_options: int = 4, rule: ChoiceRule = "subeval"
+) -> pd.DataFrame:
     """Judged records (see :mod:`jurist.metrics.pairwise`) from a record table.
 
     The judge's raw answer (column ``judgement``) gives the ``choice`` by
-    :func:`~jurist.signatures.pairwise.extract_choice` and the ``status``: ``"EM"`` is an
-    exact match (not judged), a text holding SubEval's failure message or an empty text
-    is a failed judgement.
+    :func:`~jurist.signatures.pairwise.extract_choice` with ``rule`` (SubEval's published
+    rule by default) and the ``status``: ``"EM"`` is an exact match (not judged), a text
+    holding SubEval's failure message or an empty text is a failed judgement.
     """
+    return _read_records(table, num_options, rule)[0]
+
+
+def _read_records(
+    table: RecordTable | pd.DataFrame, num_options: int, rule: ChoiceRule
+) -> tuple[pd.DataFrame, list[Choice | None], ChoiceReadings]:
+    """:func:`records_from_table`, the choices by the other rule, and how the answers were read."""
     frame = (table.frame if isinstance(table, RecordTable) else table).copy()
     texts = frame["judgement"].tolist()
     frame["status"] = [
@@ -87,17 +97,20 @@ def records_from_table(table: RecordTable | pd.DataFrame, num_options: int = 4) 
         else "ok"
         for text in texts
     ]
-    frame["choice"] = pd.Series(
-        [
-            None if status == "exact_match" else extract_choice(text, num_options)
-            for text, status in zip(texts, frame["status"], strict=True)
-        ],
-        index=frame.index,
-        dtype=object,
+    ids = [str(value) for value in frame["cmp_index"]] if "cmp_index" in frame.columns else [""] * len(frame)
+    lines = [int(value) for value in frame["line"]] if "line" in frame.columns else None
+    used, others, readings = read_choices(
+        ids,
+        texts,
+        num_options,
+        rule,
+        lines=lines,
+        skip=[status == "exact_match" for status in frame["status"]],
     )
+    frame["choice"] = pd.Series(used, index=frame.index, dtype=object)
     if "task" not in frame.columns:
         frame["task"] = ""
-    return frame
+    return frame, others, readings
 
 
 def infer_reference_model(records: pd.DataFrame) -> str | None:
@@ -159,8 +172,14 @@ def score_pairwise_records(
     seed: int = 0,
     count: Callable[[str], int] | None = None,
     length_unit: str | None = None,
+    choice_rule: ChoiceRule = "subeval",
 ) -> PairwiseScores:
     """Score judged records without calling any model.
+
+    Answers are read by ``choice_rule`` (SubEval's published rule by default, which its
+    figures need), never silently: the scores list every choice that rule read from a letter
+    beginning a longer word, and when the two rules read some answer differently they carry
+    the other rule's figures too (``other_reading``).
 
     Args:
         source: A SubEval record file (``record_{judge}_{nopt}.tsv``, XLSX, Parquet, ...),
@@ -178,14 +197,18 @@ def score_pairwise_records(
         seed: Seed of the bootstrap.
         count: How to measure a response's length; default :func:`token_counter`.
         length_unit: Name of ``count``'s unit.
+        choice_rule: ``"subeval"`` or ``"strict"`` (see :mod:`jurist.signatures.pairwise`);
+            records given with ``choice`` are not read.
 
     Raises:
         InputError: The input is not a record table or judged records (e.g. a comparison
             occurs twice), or the reference model is not in it.
     """
+    others: list[Choice | None] = []
     if isinstance(source, pd.DataFrame) and "choice" in source.columns:
         records = _judged_frame(source)
         judge, where, options = judge_name or "judge", "<DataFrame>", num_options or 4
+        readings = ChoiceReadings(choice_rule)
     else:
         table = (
             source
@@ -193,7 +216,7 @@ def score_pairwise_records(
             else read_record_table(source, judge_column=judge_column)
         )
         options = num_options or table.num_options or 4
-        records = records_from_table(table, options)
+        records, others, readings = _read_records(table, options, choice_rule)
         judge, where = judge_name or table.judge, table.source
     try:
         pairs = pair_table(records)
@@ -234,6 +257,22 @@ def score_pairwise_records(
         length_bias=length_bias(records, count, **bootstrap) if have_answers else no_bias,
         win_rates=win_rates(records, **bootstrap),
         win_rates_with_ties=win_rates_with_ties(records, **bootstrap),
+        readings=readings,
+        other_reading=_other_reading(records, others, readings, bootstrap) if readings.differ else None,
+    )
+
+
+def _other_reading(
+    records: pd.DataFrame, others: list[Choice | None], readings: ChoiceReadings, bootstrap: dict[str, Any]
+) -> OtherReading:
+    """The headline figures of ``records`` with the other rule's choices."""
+    other = records.assign(choice=pd.Series(others, index=records.index, dtype=object))
+    return OtherReading(
+        rule=readings.other,
+        counts=judgement_counts(other),
+        consistency=consistency_stats(other),
+        win_rates=win_rates(other, **bootstrap),
+        win_rates_with_ties=win_rates_with_ties(other, **bootstrap),
     )
 
 
@@ -255,6 +294,25 @@ def scores_summary(scores: PairwiseScores) -> dict[str, Any]:
         "length_bias": scores.length_bias.rate,
         "win_rates": scores.win_rates.to_dict(orient="records"),
         "win_rates_with_ties": scores.win_rates_with_ties.to_dict(orient="records"),
+        **scores.readings.summary(),
+        "other_reading": _other_summary(scores),
+    }
+
+
+def _other_summary(scores: PairwiseScores) -> dict[str, Any] | None:
+    """The other rule's headline figures (``other_reading`` of ``--json``), or ``None``."""
+    other = scores.other_reading
+    if other is None:
+        return None
+    return {
+        "rule": other.rule,
+        "extracted": other.counts.extracted,
+        "extraction_rate": other.counts.extraction_rate,
+        "row_consistency_rate": other.consistency.row_consistency_rate,
+        "consistency_rate": other.consistency.consistency_rate,
+        "first_position_rate": other.consistency.first_position_rate,
+        "win_rates": other.win_rates.to_dict(orient="records"),
+        "win_rates_with_ties": other.win_rates_with_ties.to_dict(orient="records"),
     }
 
 

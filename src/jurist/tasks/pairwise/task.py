@@ -197,6 +197,7 @@ class PairwiseTask(PairwiseReview):
             progress=progress,
             n_resamples=options.resamples,
             seed=options.seed,
+            choice_rule=options.choice_rule,
         )
         scores = _run_scores(run)
         _write_run(run.run_dir, scores)
@@ -241,6 +242,7 @@ class PairwiseTask(PairwiseReview):
                 split_vote=options.split_vote,
                 models=options.compare,
                 fill_contents=options.fill_contents or (),
+                choice_rule=options.choice_rule,
             )
             scores = _run_scores(rescored)
             if write:
@@ -254,6 +256,7 @@ class PairwiseTask(PairwiseReview):
                 num_options=options.num_options,
                 n_resamples=options.resamples,
                 seed=options.seed,
+                choice_rule=options.choice_rule,
             )
             scores = _record_scores(records, {})
         for target in targets:
@@ -336,6 +339,7 @@ class PairwiseGoldTask(PairwiseReview):
             seed=options.seed,
             mapping=options.map,
             split_vote=options.split_vote,
+            choice_rule=options.choice_rule,
         )
         if options.out is not None:
             write_pairs_agreement(result, options.out)

@@ -11,7 +11,9 @@ For each item (the first ``limit`` items of the data) and each case of the probe
 2. The case's payload template is filled with the task's verdict vocabulary, read from the
    clean verdict: ``{verdict_field}`` (e.g. ``verdict``, ``choice``), ``{other_verdict}``
    (a verdict other than the clean one: the next label of the output type, the other
-   boolean, the far end of a score range, ...) and ``{other_verdict_json}``.
+   boolean, the far end of a score range, ...), ``{other_verdict_json}`` (that verdict as a
+   JSON literal: ``true``, ``"A"``, ``7``) and ``{other_verdict_py}`` (as a Python literal:
+   ``True``, ``'A'``, ``7``).
 3. The payload is planted in every *injectable* input (see :func:`injectable_fields`): at
    the end (or start) of a text input, or of the last (first) text inside a list or
    mapping input (e.g. the last response sentence of a keyed RAG response), after the

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel
 
 from jurist.errors import InputError, JuristError
+from jurist.safe_load import load_yaml
 
 if TYPE_CHECKING:
     from jurist.tasks._contract import Task
@@ -26,7 +27,7 @@ INJECTION_CASES = "injection.yaml"
 
 _FREE_TEXT = re.compile(r"(?:^|_)(?:reasons?|reasoning|rationale|explanations?|thoughts?|comments?|notes?)$")
 _IGNORED = frozenset({"confidence"})
-_PLACEHOLDER = re.compile(r"\{(verdict_field|other_verdict|other_verdict_json)\}")
+_PLACEHOLDER = re.compile(r"\{(verdict_field|other_verdict|other_verdict_json|other_verdict_py)\}")
 _RANGE = re.compile(r"from (-?\d+) to (-?\d+)")
 _POSITIONS = ("end", "start")
 
@@ -59,10 +60,17 @@ class ProbeCase:
         the verdict they ask for, not in length.
         """
         text, literal = _verdict_text(verdict), json.dumps(verdict, ensure_ascii=False)
+        python = repr(verdict)
         if other is not None:
             text = text.ljust(len(_verdict_text(other)))
             literal = literal.ljust(len(json.dumps(other, ensure_ascii=False)))
-        values = {"verdict_field": verdict_field, "other_verdict": text, "other_verdict_json": literal}
+            python = python.ljust(len(repr(other)))
+        values = {
+            "verdict_field": verdict_field,
+            "other_verdict": text,
+            "other_verdict_json": literal,
+            "other_verdict_py": python,
+        }
         rendered = _PLACEHOLDER.sub(lambda match: values[match.group(1)], self.payload)
         return self.pad_text * self.pad_times + rendered
 
@@ -83,9 +91,15 @@ def load_cases(path: str | Path | None = None) -> list[ProbeCase]:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot read the probe set: {exc}", path=where) from None
     try:
-        document = yaml.safe_load(text)
+        document = load_yaml(text)
     except yaml.YAMLError as exc:
-        raise InputError(f"the probe set is not valid YAML: {exc}", path=where) from None
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or exc
+        raise InputError(
+            f"the probe set is not valid YAML: {problem}",
+            path=where,
+            line=mark.line + 1 if mark is not None else None,
+        ) from None
     entries = document.get("cases") if isinstance(document, dict) else None
     if not isinstance(entries, list) or not entries:
         raise InputError("the probe set has no 'cases' list", path=where, field="cases")
