@@ -4,7 +4,7 @@ The public API, one import away (loaded on first use, so ``import jurist`` stays
 
     import jurist
 
-    task = jurist.Task.from_yaml("helpfulness.yaml")      # or a name: jurist.get_task("ragbench")
+    task = jurist.get_task("helpfulness.yaml")      # a task file, or a name: "ragbench"
     items = jurist.judge(task, "data.jsonl", "judge.yaml", out="runs/a")  # DataFrame; .summary, .run_dir
     scores = jurist.score(task, "runs/a", gold="data.jsonl")
     board = jurist.calibrate(task, ["gold.jsonl"], ["a.yaml", "b.yaml"], out="calibration")

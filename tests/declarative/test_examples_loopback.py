@@ -269,7 +269,7 @@ def assert_figures(found: dict[str, Any], expected: dict[str, float], names: lis
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_example_task_end_to_end_on_loopback(name, tmp_path):
     case = CASES[name]
-    task = jurist.Task.from_yaml(EXAMPLES / name / "task.yaml")
+    task = jurist.get_task(str(EXAMPLES / name / "task.yaml"))
     assert task.spec.kind == case.kind
     data = EXAMPLES / name / case.data
     records = case.rows(name)

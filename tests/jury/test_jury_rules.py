@@ -28,7 +28,7 @@ from jurist.metrics import annotators
 from jurist.metrics.gold_agreement import bootstrap_ci
 from jurist.report.review import Review
 from jurist.schemas import ItemResult
-from jurist.tasks import Task, _verbs, get_task, judge_specs
+from jurist.tasks import _verbs, get_task, judge_specs
 from jurist.tasks._unit_verdicts import UnitVerdicts
 from support import run_cli
 
@@ -203,12 +203,12 @@ def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have
     assert builtin.panel_verdicts(builtin.options()) is not None
     assert check_task(builtin, builtin.options(), duo) == "verdict"
     # The YAML pairwise task derives its verdict per row (both orders) too.
-    pairs = Task.from_yaml(task_file(tmp_path, PAIR_TASK, "pairs"))
+    pairs = get_task(str(task_file(tmp_path, PAIR_TASK, "pairs")))
     assert check_task(pairs, pairs.options(), duo) == "winner"
     # A verdict that is a column computed over outputs, with no rule to derive it: refused.
     claims = task_file(tmp_path, BOOL_TASK, "claims")
     computed = with_hook(
-        Task.from_yaml(claims), "review", lambda self, options: Review(verdict="verdict_and_reason")
+        get_task(str(claims)), "review", lambda self, options: Review(verdict="verdict_and_reason")
     )
     for name in ("a", "b"):
         juror_file(tmp_path, name, f"openai/{name}")

@@ -17,9 +17,10 @@ import jurist
 from jurist.errors import ExitCode
 from jurist.redaction import shape_token
 from jurist.report.figures import Figure, figures_from_json
-from jurist.report.html import render_run_html, script_json, summary_rows, write_run_views
+from jurist.report.html import render_run_html, script_json, summary_rows
 from jurist.report.review import Review
 from jurist.tasks import NoOptions, Scores, Task, run_task
+from jurist.tasks._contract import write_views
 from support import run_cli
 
 
@@ -203,7 +204,7 @@ def test_views_are_redacted(mt_bench_run: Path, tmp_path: Path):
     run = tmp_path / "run"
     shutil.copytree(mt_bench_run, run)
     items = pd.read_parquet(run / "items.parquet")
-    path = write_run_views(KeyInFigures(), run, Scores(items=items, summary={}), NoOptions())
+    path = write_views(KeyInFigures(), run, Scores(items=items, summary={}), NoOptions())
     assert path == run / "report.html"
     for name in ("report.html", "figures.json", "review.json"):
         text = (run / name).read_text(encoding="utf-8")

@@ -30,11 +30,10 @@ from jurist.jury.derived_run import (
     record_items,
     write_section,
 )
-from jurist.report.html import write_run_views
 from jurist.report.review import Review
 from jurist.runner import RESULTS_DB, ResultStore, run_lock
 from jurist.schemas import Usage
-from jurist.tasks._contract import JudgeRun, Task
+from jurist.tasks._contract import JudgeRun, Task, write_views
 
 __all__ = ["CASCADE_JSON", "build_cascade_run"]
 
@@ -135,5 +134,5 @@ def build_cascade_run(
         section = cascade_section(cascade, records, review, scores.items, paths)
         add_columns(scores.items, paths)
         write_section(task, out, scores, CASCADE, section, section_markdown(section))
-    write_run_views(CascadeViews(task, section), out, scores, options)
+    write_views(CascadeViews(task, section), out, scores, options)
     return JudgeRun(run_dir=out, scores=scores)

@@ -42,9 +42,8 @@ from jurist.jury.derived_run import (
 )
 from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
-from jurist.report.html import write_run_views
 from jurist.runner import MANIFEST, RESULTS_DB, ResultStore, iter_run_results, run_lock
-from jurist.tasks._contract import JudgeRun, Scores, Task
+from jurist.tasks._contract import JudgeRun, Scores, Task, write_views
 from jurist.tasks._unit_verdicts import UnitVerdicts
 
 __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
@@ -252,7 +251,7 @@ def _aggregate(
         section = _section(task, options, panel, runs, ballots, scores)
         _add_votes(scores, panel, ballots)
         write_section(task, out, scores, panel.kind, section, section_markdown(section))
-    write_run_views(PanelViews(task, section), out, scores, options)
+    write_views(PanelViews(task, section), out, scores, options)
     return JudgeRun(run_dir=out, scores=scores)
 
 

@@ -45,9 +45,6 @@ if TYPE_CHECKING:  # pandas and numpy are imported where used: the CLI reads MAX
     import jinja2
     import pandas as pd
     from markupsafe import Markup
-    from pydantic import BaseModel
-
-    from jurist.tasks import Scores, Task
 
 __all__ = [
     "FIGURES_JSON",
@@ -553,13 +550,21 @@ def _version() -> str:
         return "unknown"
 
 
-def write_run_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:
+def write_run_views(
+    run_dir: Path,
+    *,
+    figures: Sequence[Figure],
+    review: Review,
+    items: pd.DataFrame,
+    summary: dict[str, Any],
+) -> Path:
     """Write a scored run's ``figures.json``, ``review.json`` and ``report.html`` into ``run_dir``.
 
-    The figures and review columns come from the task's hooks (``task.figures(scores,
-    options)``, ``task.review(options)``); the page is :func:`render_run_html` of the run
-    directory, with the scores' table and summary standing in for files the task does not
-    write. Each file is written atomically and redacted, under the run directory's lock.
+    The report takes values, never a task: the figures and review columns (what a task's
+    ``figures`` and ``review`` give), and the per-item table and summary, which stand in
+    for files the run directory does not hold. The page is :func:`render_run_html` of the
+    run directory. Each file is written atomically and redacted, under the run directory's
+    lock.
 
     Returns:
         The path of ``report.html``.
@@ -567,8 +572,7 @@ def write_run_views(task: Task, run_dir: Path, scores: Scores, options: BaseMode
     from jurist.runner.lock import run_lock
 
     run_dir = Path(run_dir)
-    figures = list(task.figures(scores, options))
-    review = task.review(options)
+    figures = list(figures)
     with run_lock(run_dir):
         atomic_write_text(run_dir / FIGURES_JSON, dumps(redact_value(figures_to_json(figures))))
         atomic_write_text(run_dir / REVIEW_JSON, dumps(review.to_json()))
@@ -577,8 +581,8 @@ def write_run_views(task: Task, run_dir: Path, scores: Scores, options: BaseMode
             run_dir,
             figures=figures,
             review=review,
-            items=None if has_items else scores.items,
-            summary=None if (run_dir / _SUMMARY).is_file() else scores.summary,
+            items=None if has_items else items,
+            summary=None if (run_dir / _SUMMARY).is_file() else summary,
         )
         path = run_dir / REPORT_HTML
         with atomic_path(path, redacted=True) as tmp:  # render_run_html redacted the page

@@ -6,7 +6,7 @@ how a verdict is validated and scored, what calibration compares with gold and w
 optimization maximizes. The verbs :func:`judge`, :func:`score`, :func:`calibrate`,
 :func:`optimize` and :func:`prompt` work on any task: built-in (one package each under
 ``jurist/tasks/``), registered in Python (:func:`register_task`), published by a package
-under the entry-point group ``jurist.tasks``, or written as a YAML file (:meth:`Task.from_yaml`).
+under the entry-point group ``jurist.tasks``, or written as a YAML file (``get_task("file.yaml")``).
 """
 
 from __future__ import annotations

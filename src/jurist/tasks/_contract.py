@@ -32,7 +32,7 @@ its judgment differs. A hook a task cannot serve raises :class:`~jurist.errors.C
 through :meth:`Task.unsupported`, so ``jurist optimize gates`` says that gates cannot be
 optimized rather than failing somewhere inside.
 
-Three ways to add a task: a YAML file (:meth:`Task.from_yaml`, no code), a subclass
+Three ways to add a task: a YAML file (``get_task("file.yaml")``, no code), a subclass
 registered with :func:`jurist.register_task`, or a subclass published by another package
 under the entry-point group ``jurist.tasks``.
 """
@@ -73,7 +73,16 @@ if TYPE_CHECKING:
     from jurist.tasks._unit_verdicts import UnitVerdicts
     from jurist.tasks.calibration_rows import JudgeSpec
 
-__all__ = ["JudgeRun", "JudgedItems", "NoOptions", "Scores", "Task", "atomic_write_text", "json_ready"]
+__all__ = [
+    "JudgeRun",
+    "JudgedItems",
+    "NoOptions",
+    "Scores",
+    "Task",
+    "atomic_write_text",
+    "json_ready",
+    "write_views",
+]
 
 
 class NoOptions(BaseModel):
@@ -108,17 +117,6 @@ class Task:
     """Where the task comes from: ``built-in``, ``entry point PKG``, or a YAML file's path."""
 
     # ------------------------------------------------------------------ construction
-
-    @classmethod
-    def from_yaml(cls, path: str | Path) -> Task:
-        """A task from a YAML task file (see ``docs/tasks.md`` for every key).
-
-        Raises:
-            ConfigError: The file is missing, not YAML, or a key is invalid (named in the message).
-        """
-        from jurist.tasks.declarative import load_task_file
-
-        return load_task_file(path)
 
     def options(self, values: dict[str, Any] | BaseModel | None = None) -> BaseModel:
         """Validate option values into :attr:`Options` (errors name the option)."""
@@ -420,3 +418,24 @@ def _source_of(task: Task) -> str:
     """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
     path = Path(task.source)
     return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
+
+
+def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:
+    """Write a scored run's ``figures.json``, ``review.json`` and ``report.html``.
+
+    The task's views (``task.figures(scores, options)``, ``task.review(options)``) are
+    computed here and handed to the report as values
+    (:func:`jurist.report.html.write_run_views`).
+
+    Returns:
+        The path of ``report.html``.
+    """
+    from jurist.report.html import write_run_views
+
+    return write_run_views(
+        Path(run_dir),
+        figures=list(task.figures(scores, options)),
+        review=task.review(options),
+        items=scores.items,
+        summary=scores.summary,
+    )

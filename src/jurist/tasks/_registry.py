@@ -7,7 +7,7 @@
   an instance, or a function returning one.
 - :func:`register_task` adds one from Python (usable as a class decorator).
 - A path to a YAML task file (``*.yaml`` / ``*.yml``) is read with
-  :meth:`~jurist.tasks.Task.from_yaml` wherever a task name is accepted.
+  :func:`get_task` (and every verb) wherever a task name is accepted.
 """
 
 from __future__ import annotations
@@ -101,6 +101,17 @@ def _is_task_file(name: str) -> bool:
     return name.lower().endswith((".yaml", ".yml")) or ("/" in name and Path(name).suffix != "")
 
 
+def _from_yaml(path: str | Path) -> Task:
+    """A task from a YAML task file (see ``docs/tasks.md`` for every key).
+
+    Raises:
+        ConfigError: The file is missing, not YAML, or a key is invalid (named in the message).
+    """
+    from jurist.tasks.declarative import load_task_file
+
+    return load_task_file(path)
+
+
 def get_task(name: str | Path | Task) -> Task:
     """The task called ``name``, or the task a YAML file at that path defines.
 
@@ -121,7 +132,7 @@ def get_task(name: str | Path | Task) -> Task:
         task.source = f"entry point {points[text].value}"
         return task
     if _is_task_file(text) or Path(text).is_file():
-        return Task.from_yaml(text)
+        return _from_yaml(text)
     known = ", ".join(task_names())
     raise ConfigError(f"no task {text!r}; tasks: {known} (or a path to a YAML task file)", field="task")
 
@@ -166,5 +177,5 @@ def task_of_run(run_dir: str | Path) -> Task:
             raise ConfigError(
                 f"the run's task file {source} is gone; pass the task file where it is now", field="task"
             )
-        return Task.from_yaml(source)
+        return _from_yaml(source)
     return get_task(str(manifest.get("task")))

@@ -26,10 +26,9 @@ from jurist.report.calibrate import (
     GateCheck,
     write_calibration,
 )
-from jurist.report.html import write_run_views
 from jurist.runner.budget import check_priced_configs, spending_limit
 from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
-from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task
+from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, write_views
 from jurist.tasks._estimate import Estimate
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
@@ -164,7 +163,7 @@ def judge_run(
     """One judge's run of a task: the task's ``judge`` hook, then the HTML report with its
     ``figures.json`` and ``review.json`` next to the exports (what every judged run gets)."""
     run = task.judge(data, out, config, options, retry_failed=retry_failed, progress=progress)
-    write_run_views(task, run.run_dir, run.scores, options)
+    write_views(task, run.run_dir, run.scores, options)
     return run
 
 
@@ -199,7 +198,7 @@ def score(
     if unfinished and isinstance(scores.summary, dict):
         scores.summary["unfinished"] = [item.as_dict() for item in unfinished]
     if write and Path(run).is_dir():
-        write_run_views(found, Path(run), scores, task_options)
+        write_views(found, Path(run), scores, task_options)
     return scores
 
 

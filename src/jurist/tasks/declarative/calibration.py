@@ -35,7 +35,8 @@ from jurist.tasks.declarative.data import read_gold, split_item_id
 from jurist.tasks.declarative.scoring import pairs_table, scored_pairs
 
 if TYPE_CHECKING:
-    from jurist.tasks.declarative.task import DeclarativeTask
+    from jurist.tasks._contract import Task
+    from jurist.tasks.declarative.spec import TaskFile
 
 __all__ = ["calibration_row"]
 
@@ -48,15 +49,18 @@ def _copy(row: dict[str, Any], figures: dict[str, Any], source: str, target: str
 
 
 def calibration_row(
-    task: DeclarativeTask,
+    task: Task,
+    task_spec: TaskFile,
     gold: str | Path,
     spec: JudgeSpec,
     out: Path,
     settings: dict[str, Any],
     progress: bool,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
-    """Run ``spec``'s judge on ``gold`` (resumed from ``OUT/runs/...``) and build its row."""
-    task_spec = task.spec
+    """Run ``spec``'s judge on ``gold`` (resumed from ``OUT/runs/...``) and build its row.
+
+    ``task`` is the YAML task and ``task_spec`` its task file.
+    """
     if task_spec.gold is None:
         raise task.unsupported("be calibrated (the task file names no 'gold' column)")
     file = resolve_input(gold)

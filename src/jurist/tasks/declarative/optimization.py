@@ -26,8 +26,8 @@ from jurist.tasks.declarative.data import pair_items
 from jurist.tasks.declarative.verdicts import verdict_text
 
 if TYPE_CHECKING:
+    from jurist.tasks._contract import Task
     from jurist.tasks.declarative.spec import TaskFile
-    from jurist.tasks.declarative.task import DeclarativeTask
 
 __all__ = ["DeclarativeAdapter", "METRIC_NAMES"]
 
@@ -44,11 +44,11 @@ METRIC_NAMES = {
 class DeclarativeAdapter(TaskAdapter):
     """A YAML task as a :class:`~jurist.optimization.TaskAdapter` (built per task, never registered)."""
 
-    def __init__(self, task: DeclarativeTask) -> None:
+    def __init__(self, task: Task, spec: TaskFile) -> None:
         self._task = task
-        self.spec: TaskFile = task.spec
+        self.spec: TaskFile = spec
         self.task = task.name
-        self.metric_name = METRIC_NAMES[task.spec.kind]
+        self.metric_name = METRIC_NAMES[spec.kind]
 
     def make_program(self) -> dspy.Module:
         return self._task.program(self._task.options())

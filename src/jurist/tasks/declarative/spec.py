@@ -12,18 +12,17 @@ import json
 import keyword
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from jurist.errors import ConfigError
 from jurist.safe_load import load_yaml_node, quote
-from jurist.tasks.declarative.verdicts import check_verdict
+from jurist.tasks.declarative.verdicts import Kind, OutputSpec, check_verdict
 
-__all__ = ["BaselineSpec", "OutputSpec", "Rule", "TaskFile", "read_task_file"]
+__all__ = ["BaselineSpec", "Kind", "OutputSpec", "Rule", "TaskFile", "read_task_file"]
 
-Kind = Literal["label", "labels", "score", "bool", "pairwise"]
 RESERVED = frozenset({"verdict", "reasoning", "confidence", "order"})
 """Names an input field cannot take: they are output fields, or the order of a pairwise item."""
 PAIRWISE_DEFAULTS = ("tie", "A", "B", "longer", "shorter")
@@ -56,17 +55,6 @@ class BaselineSpec(_Strict):
 
     rules: list[Rule] = Field(default_factory=list)
     default: Any
-
-
-class OutputSpec(_Strict):
-    """What the judge answers."""
-
-    kind: Kind
-    range: tuple[int, int] | None = None
-    labels: list[str] | None = None
-    confidence: bool = False
-    allow_tie: bool = False
-    reasoning: bool = True
 
 
 class TaskFile(_Strict):

@@ -271,14 +271,14 @@ class DeclarativeTask(Task):
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         from jurist.tasks.declarative.calibration import calibration_row
 
-        return calibration_row(self, gold, spec, out, settings, progress)
+        return calibration_row(self, self.spec, gold, spec, out, settings, progress)
 
     def optimization(self, options: BaseModel) -> TaskAdapter:
         from jurist.tasks.declarative.optimization import DeclarativeAdapter
 
         if self.spec.gold is None:
             raise self.unsupported("be optimized (the task file names no 'gold' column)")
-        return DeclarativeAdapter(self)
+        return DeclarativeAdapter(self, self.spec)
 
 
 def load_task_file(path: str | Path) -> DeclarativeTask:

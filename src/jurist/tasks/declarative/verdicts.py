@@ -14,18 +14,42 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from jurist.safe_load import loads_json, quote
 
-__all__ = ["check_confidence", "check_verdict", "normalised_verdict", "parse_gold", "verdict_text"]
+__all__ = [
+    "Kind",
+    "OutputSpec",
+    "check_confidence",
+    "check_verdict",
+    "normalised_verdict",
+    "parse_gold",
+    "verdict_text",
+]
+
+Kind = Literal["label", "labels", "score", "bool", "pairwise"]
+"""The output kinds of a YAML task."""
+
+
+class OutputSpec(BaseModel):
+    """What the judge answers: the ``output`` key of a task file (``docs/tasks.md``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Kind
+    range: tuple[int, int] | None = None
+    labels: list[str] | None = None
+    confidence: bool = False
+    allow_tie: bool = False
+    reasoning: bool = True
+
 
 _TRUE = {"true", "yes", "1", "t", "y"}
 _FALSE = {"false", "no", "0", "f", "n"}
 _PAIRWISE_GOLD = {"a": "A", "b": "B", "tie": "tie", "1": "A", "2": "B", "0": "tie"}
-
-if TYPE_CHECKING:
-    from jurist.tasks.declarative.spec import OutputSpec
 
 
 def _shown(value: Any, limit: int = 80) -> str:
