@@ -68,7 +68,7 @@ def write_data(path: Path, count: int) -> None:
 
 def make_run(root: Path, count: int) -> tuple[Path, float]:
     """Judge ``count`` items with the task's baseline into ``root / "run"``; the seconds it took."""
-    from jurist.tasks import judge
+    from jurist.verbs import judge
 
     task = root / "task.yaml"
     task.write_text(TASK, encoding="utf-8")

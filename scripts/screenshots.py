@@ -73,8 +73,8 @@ def _answering(column: int) -> Any:
 def make_runs(work: Path) -> tuple[Path, Path]:
     """The run directories: ``runs/ragbench/baseline`` and two runs of the sentiment task."""
     from jurist.judges.config import JudgeConfig
-    from jurist.tasks import judge
     from jurist.testing import OpenAICompatibleServer
+    from jurist.verbs import judge
 
     runs = work / "runs"
     judge("ragbench", "sample:ragbench", None, out=runs / "ragbench" / "baseline", progress=False)

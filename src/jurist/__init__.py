@@ -27,25 +27,14 @@ from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from jurist.judges.config import JudgeConfig, load_config
-    from jurist.tasks import (
-        Task,
-        calibrate,
-        estimate,
-        estimate_calibration,
-        get_task,
-        judge,
-        optimize,
-        prompt,
-        register_task,
-        score,
-        task_names,
-    )
+    from jurist.tasks import Task, get_task, register_task, task_names
     from jurist.tasks.gates import score_traces
     from jurist.tasks.heritage import judge_heritage, score_heritage
     from jurist.tasks.pairwise import judge_pairwise, score_pairwise_records
     from jurist.tasks.ragbench import judge_ragbench, score_ragbench
     from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
     from jurist.testing import OpenAICompatibleServer
+    from jurist.verbs import calibrate, estimate, estimate_calibration, judge, optimize, prompt, score
 
 # LiteLLM fetches its price map from the network when it is first imported (and retries in a
 # background thread) unless told to use its bundled copy. This package runs before any of its

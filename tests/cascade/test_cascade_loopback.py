@@ -32,9 +32,10 @@ from cascade_simulation import (
     write_task,
 )
 
+from jurist import verbs
 from jurist.errors import RunDirectoryError
 from jurist.runner import ResultStore, iter_run_results
-from jurist.tasks import _verbs, run_task
+from jurist.tasks import run_task
 from support import run_cli
 
 ITEMS = 40
@@ -82,7 +83,7 @@ def judged(tmp_path_factory, servers):
             patch.delenv(name, raising=False)
         patch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         patch.setenv("JURIST_TEST_API_KEY", "loopback-test-key")
-        run = _verbs.judge(task, data, cascade, out=folder / "run", progress=False)
+        run = verbs.judge(task, data, cascade, out=folder / "run", progress=False)
     requests = {name: server.requests for name, server in servers.items()}
     costs = {
         "small": call_costs(servers["small"], SMALL_MODEL),
@@ -171,7 +172,7 @@ def test_running_a_finished_cascade_again_makes_no_request_and_another_cascade_i
 
     other = _two_stages(folder, servers, folder / "cache", below=0.6, name="cascade")
     with pytest.raises(RunDirectoryError, match="another cascade"):
-        _verbs.judge(task, data, other, out=out, progress=False)
+        verbs.judge(task, data, other, out=out, progress=False)
     assert [server.requests for server in servers.values()] == [0, 0]
 
 
@@ -230,7 +231,7 @@ def test_calibrate_chooses_the_cheapest_threshold_that_reaches_the_target(tmp_pa
 
     # The calibrated copy judges as chosen, from the cache of the calibration's runs.
     _reset(servers)
-    run = _verbs.judge(task, data, out / "tiered.calibrated.yaml", out=tmp_path / "run", progress=False)
+    run = verbs.judge(task, data, out / "tiered.calibrated.yaml", out=tmp_path / "run", progress=False)
     assert [server.requests for server in servers.values()] == [0, 0]
     assert _ids(tmp_path / "run" / "stages" / "large") == _hard()
     assert run.summary["agreement"]["accuracy"] == 1.0
@@ -248,7 +249,7 @@ def test_a_baseline_stage_sends_on_exactly_the_items_no_rule_fired_on(tmp_path, 
     ]
     cascade = write_cascade(tmp_path / "three.yaml", lines)
     out = tmp_path / "run"
-    run = _verbs.judge(task, data, cascade, out=out, progress=False)
+    run = verbs.judge(task, data, cascade, out=out, progress=False)
     rows = claim_rows(ITEMS, rules=True, garbled=frozenset({2}))
     no_rule = {row["id"] for row in rows if not rule_fires(row["claim"])}
     assert _ids(out / "stages" / "rules") == {row["id"] for row in rows}
@@ -276,7 +277,7 @@ def test_a_baseline_stage_sends_on_exactly_the_items_no_rule_fired_on(tmp_path, 
 
     # --retry-failed does not ask the small judge again what the large one answered since.
     _reset(servers)
-    again = _verbs.judge(task, data, cascade, out=out, progress=False, retry_failed=True)
+    again = verbs.judge(task, data, cascade, out=out, progress=False, retry_failed=True)
     assert [server.requests for server in servers.values()] == [0, 0]
     assert again.set_index("id").loc["c2", "cascade_path"] == "rules > small > large"
 
@@ -294,7 +295,7 @@ def test_a_jury_stage_sends_on_the_items_its_jurors_disagree_on(tmp_path, server
     ]
     cascade = write_cascade(tmp_path / "with-jury.yaml", lines)
     out = tmp_path / "run"
-    run = _verbs.judge(task, data, cascade, out=out, progress=False)
+    run = verbs.judge(task, data, cascade, out=out, progress=False)
     hard = _hard(20)
     assert _ids(out / "stages" / "last") == hard  # the small juror is wrong exactly on the hard claims
     assert _ids(out / "stages" / "panel" / "jurors" / "small") == {f"c{i}" for i in range(20)}

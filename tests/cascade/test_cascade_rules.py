@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from cascade_simulation import LABEL_TASK, claim_rows, rule_fires, write_claims, write_task
 
+from jurist import verbs
 from jurist.errors import ConfigError, RunDirectoryError
 from jurist.judges.config import JudgeConfig
 from jurist.jury import CascadeSpec, Stage, is_cascade_file, is_jury_file, load_cascade
@@ -21,8 +22,8 @@ from jurist.jury.cascade_paths import StageRecord, certainty
 from jurist.report.review import Review
 from jurist.runner import iter_run_results
 from jurist.schemas import ItemResult, Usage
-from jurist.tasks import _verbs, judge_specs
 from jurist.testing.openai_server import closed_port_url
+from jurist.verbs import judge_specs
 from support import run_cli
 
 
@@ -136,7 +137,7 @@ def test_judging_refuses_a_cascade_the_task_cannot_run_before_any_call(tmp_path)
         """,
     )
     with pytest.raises(ConfigError) as caught:
-        _verbs.judge(task, data, cascade, out=tmp_path / "run", progress=False)
+        verbs.judge(task, data, cascade, out=tmp_path / "run", progress=False)
     assert caught.value.field == "cascade.stages[0].escalate_below" and caught.value.line == 3
     assert "let `jurist calibrate" in caught.value.reason
     assert not (tmp_path / "run").exists()
@@ -148,12 +149,12 @@ def test_judging_refuses_a_cascade_the_task_cannot_run_before_any_call(tmp_path)
         cascade.read_text().replace("openai/small,", "openai/small, escalate_below: 0.8,"),
     )
     with pytest.raises(ConfigError, match="gives none"):
-        _verbs.judge(labels, data, sure, out=tmp_path / "run", progress=False)
+        verbs.judge(labels, data, sure, out=tmp_path / "run", progress=False)
     with pytest.raises(ConfigError, match="not repeated"):
-        _verbs.judge(task, data, sure, out=tmp_path / "run", progress=False, repeats=2)
+        verbs.judge(task, data, sure, out=tmp_path / "run", progress=False, repeats=2)
     # Calibration needs the agreement to reach, and asks nothing without it.
     with pytest.raises(ConfigError, match="--target-agreement"):
-        _verbs.calibrate(task, [data], [sure], out=tmp_path / "calibration", write=False)
+        verbs.calibrate(task, [data], [sure], out=tmp_path / "calibration", write=False)
 
 
 def test_an_offline_cascade_claims_its_run_directory(tmp_path, capsys):
@@ -170,8 +171,8 @@ def test_an_offline_cascade_claims_its_run_directory(tmp_path, capsys):
         """,
     )
     with pytest.raises(RunDirectoryError, match="holds another run"):
-        _verbs.judge(task, data, cascade, out=plain, progress=False)
-    run = _verbs.judge(task, data, cascade, out=tmp_path / "run", progress=False)
+        verbs.judge(task, data, cascade, out=plain, progress=False)
+    run = verbs.judge(task, data, cascade, out=tmp_path / "run", progress=False)
     no_rule = {row["id"] for row in claim_rows(10, rules=True) if not rule_fires(row["claim"])}
     assert {r.id for r in iter_run_results(tmp_path / "run" / "stages" / "again")} == no_rule
     assert run.summary["cascade"]["cost"]["total"] == 0.0

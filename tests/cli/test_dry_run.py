@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from jurist.errors import CostLimitReached
-from jurist.tasks import estimate, judge
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import estimate, judge
 from support import loopback_config, ragbench_answer, ragbench_rows, run_cli, write_jsonl
 
 PRICED = "openai/gpt-4o-mini"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from jurist.tasks import calibrate, estimate_calibration
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import calibrate, estimate_calibration
 from support import CLAIMS_TASK, loopback_config, run_cli, true_verdict, write_jsonl
 
 PRICED = "openai/gpt-4o-mini"

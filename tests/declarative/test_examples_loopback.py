@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 import jurist
-import jurist.tasks
+import jurist.verbs
 from jurist.testing import OpenAICompatibleServer
 from support import loopback_config, prompt_sections, run_cli, write_jsonl
 
@@ -325,9 +325,9 @@ def test_example_task_end_to_end_on_loopback(name, tmp_path):
         train = write_jsonl(tmp_path / "train.jsonl", train_records)
         dev = write_jsonl(tmp_path / "dev.jsonl", dev_records)
         artifact = tmp_path / "compiled.json"
-        # jurist.tasks.optimize is the verb behind jurist.optimization, which the subpackage
+        # jurist.verbs.optimize is the verb behind jurist.optimization, which the subpackage
         # jurist.optimization shadows once imported (see the last test of this file).
-        result = jurist.tasks.optimize(task, train, dev, config, out=artifact, optimizer="bootstrap")
+        result = jurist.verbs.optimize(task, train, dev, config, out=artifact, optimizer="bootstrap")
         assert result.path == artifact and artifact.is_file()
         assert result.artifact.task == name
         dev_scores = [value for value, _ in example_scores(name, dev_records, start=1)]
@@ -391,5 +391,5 @@ def test_jurist_optimize_is_the_verb_after_the_optimization_package_is_imported(
     attribute of ``jurist``); the verb ``jurist.optimize`` must not be shadowed by it."""
     import jurist.optimization  # what an LLM judge run (loading a compiled program) does
 
-    assert jurist.optimize is jurist.tasks.optimize
+    assert jurist.optimize is jurist.verbs.optimize
     assert jurist.optimization.optimize is not jurist.optimize

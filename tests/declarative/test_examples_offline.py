@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jurist.tasks import _verbs
+from jurist import verbs
 from jurist.tasks.declarative import load_task_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -24,7 +24,7 @@ def test_example_runs_offline(name, tmp_path):
     task_file = EXAMPLES / name / "task.yaml"
     data = EXAMPLES / name / CASES[name]
     task = load_task_file(task_file)
-    run = _verbs.judge(task_file, data, out=tmp_path / "run", progress=False)
+    run = verbs.judge(task_file, data, out=tmp_path / "run", progress=False)
     rows = task.read(data, task.options()).rows
     assert 10 <= len(rows) <= 30
     assert run.summary["failed"] == 0
@@ -32,9 +32,9 @@ def test_example_runs_offline(name, tmp_path):
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(), parse_constant=pytest.fail)
     assert summary["gold"]["scored"] == len(rows)
     assert (tmp_path / "run" / "report.md").read_text().startswith(f"# {name}")
-    again = _verbs.score(task_file, tmp_path / "run", gold=data)
+    again = verbs.score(task_file, tmp_path / "run", gold=data)
     assert again.summary["agreement"] == run.summary["agreement"]
-    calibration = _verbs.calibrate(task_file, [data], out=tmp_path / "cal", n_resamples=200)
+    calibration = verbs.calibrate(task_file, [data], out=tmp_path / "cal", n_resamples=200)
     row = calibration.leaderboard.iloc[0]
     assert row["judge"] == "baseline" and row["items"] == len(rows) and row["failed"] == 0
     assert (tmp_path / "cal" / "leaderboard.md").is_file()
@@ -50,7 +50,7 @@ def _hand_scored(name: str) -> tuple[list, list]:
 
 def test_mt_bench_figures_by_hand(tmp_path):
     gold, judged = _hand_scored("mt-bench-grader")
-    run = _verbs.judge(
+    run = verbs.judge(
         EXAMPLES / "mt-bench-grader" / "task.yaml",
         EXAMPLES / "mt-bench-grader" / "answers.jsonl",
         out=tmp_path / "run",
@@ -70,7 +70,7 @@ def test_mt_bench_figures_by_hand(tmp_path):
 
 def test_heritage_accuracy_by_hand(tmp_path):
     gold, judged = _hand_scored("heritage-custodian-type")
-    run = _verbs.judge(
+    run = verbs.judge(
         EXAMPLES / "heritage-custodian-type" / "task.yaml",
         EXAMPLES / "heritage-custodian-type" / "texts.csv",
         out=tmp_path / "run",
@@ -85,8 +85,8 @@ def test_heritage_accuracy_by_hand(tmp_path):
 def test_llmbar_pairwise_orders_and_length_bias(tmp_path):
     task_file = EXAMPLES / "llmbar-pairwise" / "task.yaml"
     data = EXAMPLES / "llmbar-pairwise" / "pairs.json"
-    run = _verbs.judge(task_file, data, out=tmp_path / "run", progress=False)
-    pairs = _verbs.score(task_file, tmp_path / "run", gold=data).extra["pairs"]
+    run = verbs.judge(task_file, data, out=tmp_path / "run", progress=False)
+    pairs = verbs.score(task_file, tmp_path / "run", gold=data).extra["pairs"]
     # The baseline's default 'shorter' picks the shorter output in both orders: consistent
     # except for the one pair of equal length (answered A, i.e. by position, both times).
     equal = pairs[pairs["length_a"] == pairs["length_b"]]

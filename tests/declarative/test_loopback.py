@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from jurist import verbs
 from jurist.judges.config import JudgeConfig
-from jurist.tasks import _verbs
 from jurist.testing import OpenAICompatibleServer
 from support import loopback_config, prompt_sections, write_jsonl
 
@@ -109,7 +109,7 @@ def test_score_task_judge_score_calibrate_optimize_and_rerun(tmp_path, config, m
     task = task_file(tmp_path, SCORE_TASK, "grader")
     # said, gold: |errors| = 0, 1, 0, 2, 0 and one out-of-range answer (9) that must fail.
     data = write_jsonl(tmp_path / "data.jsonl", score_rows([(3, 3), (4, 5), (1, 1), (2, 4), (5, 5), (9, 2)]))
-    run = _verbs.judge(task, data, config, out=tmp_path / "run", progress=False)
+    run = verbs.judge(task, data, config, out=tmp_path / "run", progress=False)
     summary = run.summary
     assert (summary["items"], summary["ok"], summary["failed"]) == (6, 5, 1)
     assert summary["failed_ids"] == ["r5"]
@@ -125,11 +125,11 @@ def test_score_task_judge_score_calibrate_optimize_and_rerun(tmp_path, config, m
     assert figures["exact_agreement"] == pytest.approx(3 / 5)
     assert figures["within_1"] == pytest.approx(4 / 5)
 
-    scored = _verbs.score(task, tmp_path / "run", gold=data)
+    scored = verbs.score(task, tmp_path / "run", gold=data)
     assert scored.summary["agreement"]["mae"] == pytest.approx(3 / 5)
     assert scored.items.set_index("id").loc["r1", "abs_error"] == 1.0
 
-    calibration = _verbs.calibrate(task, [data], [config], out=tmp_path / "cal", n_resamples=100)
+    calibration = verbs.calibrate(task, [data], [config], out=tmp_path / "cal", n_resamples=100)
     row = calibration.leaderboard.iloc[0]
     assert (
         row["failed"] == 1 and row["accuracy"] == pytest.approx(3 / 5) and row["mae"] == pytest.approx(3 / 5)
@@ -137,14 +137,14 @@ def test_score_task_judge_score_calibrate_optimize_and_rerun(tmp_path, config, m
 
     train = write_jsonl(tmp_path / "train.jsonl", score_rows([(2, 2), (4, 4), (5, 3), (1, 1)], start=100))
     dev = write_jsonl(tmp_path / "dev.jsonl", score_rows([(3, 3), (2, 4)], start=200))
-    result = _verbs.optimize(task, train, dev, config, out=tmp_path / "compiled.json", optimizer="bootstrap")
+    result = verbs.optimize(task, train, dev, config, out=tmp_path / "compiled.json", optimizer="bootstrap")
     assert result.artifact.task == "loopback-grader"
     assert result.artifact.scores["dev_before"].score == pytest.approx((1 + 0.5) / 2)
     demos = result.artifact.program["predict"]["demos"]
     assert 1 <= len(demos) <= 3  # only the examples the loopback got right become demos
 
     with_program = config.model_copy(update={"program": result.path})
-    rerun = _verbs.judge(task, data, with_program, out=tmp_path / "run2", progress=False)
+    rerun = verbs.judge(task, data, with_program, out=tmp_path / "run2", progress=False)
     assert rerun.summary["agreement"]["mae"] == pytest.approx(3 / 5)
     assert rerun.summary["failed"] == 1
 
@@ -162,7 +162,7 @@ def test_unknown_label_is_a_failed_item_never_scored(tmp_path, config):
         {"id": "d", "answer": "LABEL=wrong", "gold": "wrong"},
     ]
     data = write_jsonl(tmp_path / "labels.jsonl", rows)
-    run = _verbs.judge(task, data, config, out=tmp_path / "run", progress=False)
+    run = verbs.judge(task, data, config, out=tmp_path / "run", progress=False)
     assert run.summary["failed_ids"] == ["c"]
     results = {
         json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "run" / "results.jsonl").open()
@@ -195,12 +195,12 @@ def test_pairwise_task_on_loopback_measures_position_bias(tmp_path, config):
         {"id": "p3", "q": "Q3", "first": "PICK=first same", "second": "PICK=first same", "label": 0},
     ]
     data = write_jsonl(tmp_path / "pairs.jsonl", rows)
-    run = _verbs.judge(task, data, config, out=tmp_path / "run", progress=False)
+    run = verbs.judge(task, data, config, out=tmp_path / "run", progress=False)
     figures = run.summary["pairs"]
     # The loopback always answers A (the first position): every row is inconsistent -> tie.
     assert figures["position_1_rate"] == 1.0 and figures["position_bias"] == 0.5
     assert figures["consistency"] == 0.0 and figures["win_rate_tie"] == 1.0
     assert run.summary["agreement"]["accuracy"] == pytest.approx(1 / 3)  # only p3 (gold tie) agrees
-    prompt = _verbs.prompt(task, data, config, row=0)
+    prompt = verbs.prompt(task, data, config, row=0)
     assert [call["item"] for call in prompt] == ["p1|AB", "p1|BA"]
     assert "PICK=first short" in prompt[0]["messages"][-1]["content"]

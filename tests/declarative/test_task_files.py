@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from jurist import verbs
 from jurist.errors import ConfigError, InputError
-from jurist.tasks import _verbs
 from jurist.tasks.declarative import load_task_file
 from jurist.tasks.declarative.verdicts import check_verdict, parse_gold
 
@@ -113,7 +113,7 @@ def test_missing_input_column_names_file_line_and_field(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text('{"prompt": "q", "response": "a"}\n{"prompt": "q2"}\n', encoding="utf-8")
     with pytest.raises(InputError) as caught:
-        _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+        verbs.judge(task, data, out=tmp_path / "run", progress=False)
     assert caught.value.line == 2 and caught.value.field == "response" and str(data) in str(caught.value)
 
 
@@ -122,7 +122,7 @@ def test_a_bad_gold_value_names_its_row(tmp_path):
     data = tmp_path / "data.csv"
     data.write_text("prompt,response,human\nq,a,4\nq2,b,seven\n", encoding="utf-8")
     with pytest.raises(InputError) as caught:
-        _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+        verbs.judge(task, data, out=tmp_path / "run", progress=False)
     assert caught.value.line == 3 and caught.value.field == "human"
 
 
@@ -131,7 +131,7 @@ def test_a_task_without_baseline_asks_for_a_config(tmp_path):
     data = tmp_path / "data.jsonl"
     data.write_text('{"prompt": "q", "response": "a"}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="--config") as caught:
-        _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+        verbs.judge(task, data, out=tmp_path / "run", progress=False)
     assert "no offline baseline" in str(caught.value)
 
 
@@ -167,7 +167,7 @@ def test_multi_label_task_offline_by_hand(tmp_path):
     data.write_text(
         'text,tags\na goal,sport\nthe bank,money\nnothing,\n"goal, bank","sport,money"\n', encoding="utf-8"
     )
-    run = _verbs.judge(task, data, out=tmp_path / "run", progress=False)
+    run = verbs.judge(task, data, out=tmp_path / "run", progress=False)
     figures = run.summary["agreement"]
     # judged: {sport}, {money, sport}, {} (no gold), {sport}; gold: {sport}, {money}, -, {sport, money}
     # tp: sport 2, money 1; fp: sport 1; fn: money 1 -> micro F1 = 6 / (6 + 1 + 1)

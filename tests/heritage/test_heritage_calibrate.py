@@ -17,9 +17,10 @@ import pytest
 from jurist.cli import main
 from jurist.judges.config import JudgeConfig
 from jurist.report.calibrate import CalibrationThresholds, calibration_markdown
-from jurist.tasks import calibrate, get_task, task_names
+from jurist.tasks import get_task, task_names
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import calibrate
 from support import prompt_sections, write_jsonl
 
 RIJKS = "Het Rijksmuseum in Amsterdam werd opgericht in 1800."

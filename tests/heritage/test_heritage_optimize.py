@@ -28,9 +28,10 @@ from jurist.optimization import (
     write_artifact,
 )
 from jurist.programs.heritage_baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
-from jurist.tasks import get_adapter, get_task, optimize, task_names
+from jurist.tasks import get_adapter, get_task, task_names
 from jurist.tasks.heritage import HERITAGE_ADAPTERS, heritage_items, judge_heritage, write_heritage_splits
 from jurist.testing import OpenAICompatibleServer, last_user_message
+from jurist.verbs import optimize
 from support import prompt_sections
 
 HINT = "Extract every place name, including small villages."

@@ -26,11 +26,12 @@ from jury_simulation import (
     write_jury,
 )
 
+from jurist import verbs
 from jurist.errors import FatalProviderError
 from jurist.jury.calibrate import log_odds_weight
 from jurist.metrics.annotators import krippendorff_alpha_nominal
 from jurist.runner import ResultStore
-from jurist.tasks import _verbs, run_task
+from jurist.tasks import run_task
 from jurist.testing import Fault, OpenAICompatibleServer
 from support import run_cli
 
@@ -66,7 +67,7 @@ def simulated(count: int = ITEMS) -> tuple[list[bool], list[list[bool]]]:
 
 def test_a_majority_jury_reports_what_its_simulated_jurors_said(setup, servers, capsys):
     folder, task, data, jury = setup
-    run = _verbs.judge(task, data, jury, out=folder / "run", progress=False)
+    run = verbs.judge(task, data, jury, out=folder / "run", progress=False)
     gold, votes = simulated()
     majority = [sum(row) >= 2 for row in votes]
     summary = run.summary
@@ -130,7 +131,7 @@ def test_a_majority_jury_reports_what_its_simulated_jurors_said(setup, servers, 
     # The jury's run is an ordinary run of the task: found from its manifest, scored as is.
     found, _ = run_task(out)
     assert found.name == "claim-checker"
-    assert _verbs.score(found, out, gold=data).summary["agreement"]["accuracy"] == pytest.approx(accuracy)
+    assert verbs.score(found, out, gold=data).summary["agreement"]["accuracy"] == pytest.approx(accuracy)
 
     # A finished jury, run again from the command line: every juror resumes, no request is made.
     for server in servers.values():
@@ -168,7 +169,7 @@ def test_calibrate_puts_the_jury_and_each_juror_on_the_leaderboard_and_writes_we
     for name, accuracy in accuracies.items():
         assert f"{name}: {round(log_odds_weight(accuracy), 4)}" in copy
     # The weighted copy runs the same jurors (from its own folder) with weighted votes.
-    run = _verbs.judge(task, data, weighted, out=folder / "weighted", progress=False)
+    run = verbs.judge(task, data, weighted, out=folder / "weighted", progress=False)
     section = run.summary["jury"]
     assert section["weights"] == {name: round(log_odds_weight(a), 4) for name, a in accuracies.items()}
     weights = [section["weights"][name] for name, _ in JURORS]
@@ -193,13 +194,13 @@ def test_a_failed_juror_is_left_out_of_its_items_and_a_stopped_one_resumes(tmp_p
 
         started["small-c"].fail_always(Fault.unauthorized())
         with pytest.raises(FatalProviderError):
-            _verbs.judge(task, data, jury, out=out, progress=False)
+            verbs.judge(task, data, jury, out=out, progress=False)
         assert not (out / "results.sqlite").exists()  # the jury stopped before aggregating
 
         started["small-c"].fail_always(None)
         for server in started.values():
             server.reset_count()
-        run = _verbs.judge(task, data, jury, out=out, progress=False)
+        run = verbs.judge(task, data, jury, out=out, progress=False)
         assert [s.requests for s in started.values()][:2] == [0, 0]  # the finished jurors resumed
         _, votes = simulated(count)
         detail = run.set_index("id")
@@ -216,7 +217,7 @@ def test_a_failed_juror_is_left_out_of_its_items_and_a_stopped_one_resumes(tmp_p
         jurors["small-c"].garbage = {"number 29."}
         for server in started.values():
             server.reset_count()
-        run = _verbs.judge(task, data, jury, out=out, progress=False, retry_failed=True)
+        run = verbs.judge(task, data, jury, out=out, progress=False, retry_failed=True)
         # An unparseable reply is asked twice (the chat format, then its JSON fallback): c29 costs
         # each juror 2 requests, and small-c answers c4 and c9 once each.
         assert [s.requests for s in started.values()] == [2, 2, 4]
@@ -241,7 +242,7 @@ def test_a_failed_juror_is_left_out_of_its_items_and_a_stopped_one_resumes(tmp_p
 def test_the_jury_report_opens_in_a_browser_with_the_jury_figures(page, setup):
     folder, task, data, jury = setup
     out = folder / "run"  # resumed when the first test made it: every juror is read back
-    _verbs.judge(task, data, jury, out=out, progress=False)
+    verbs.judge(task, data, jury, out=out, progress=False)
     page.goto((out / "report.html").as_uri())
     figures = json.loads((out / "figures.json").read_text())
     assert page.locator("figure.plot svg").count() == len(figures)

@@ -17,8 +17,8 @@ import pytest
 from jury_simulation import fleiss_kappa, juror_line, pairwise_agreement, write_jury
 from pairwise_simulation import PairJuror, gold_of, juror_verdict, majority, write_pairs
 
+from jurist import verbs
 from jurist.runner import RESULTS_DB, ResultStore
-from jurist.tasks import _verbs
 from jurist.testing import OpenAICompatibleServer
 from support import loopback_config, run_cli
 
@@ -53,7 +53,7 @@ def accuracy(verdicts: list[str]) -> float:
 
 def test_a_pairwise_jury_votes_on_each_jurors_verdict_after_the_swap_rule(setup, servers):
     folder, data, jury = setup
-    run = _verbs.judge("pairwise", data, jury, out=folder / "run", progress=False)
+    run = verbs.judge("pairwise", data, jury, out=folder / "run", progress=False)
     votes = votes_of()
     expected = [majority(row) for row in votes]
     assert all(row[2] == "tie" for row in votes)  # the first-slot juror: a tie on every pair
@@ -90,7 +90,7 @@ def test_a_pairwise_jury_votes_on_each_jurors_verdict_after_the_swap_rule(setup,
 
     # Run again: every juror resumes, the jury is rebuilt from their runs, and no model is asked.
     before = [server.requests for server in servers.values()]
-    again = _verbs.judge("pairwise", data, jury, out=folder / "run", progress=False)
+    again = verbs.judge("pairwise", data, jury, out=folder / "run", progress=False)
     assert [server.requests for server in servers.values()] == before
     assert list(again.set_index("id").loc[[f"p{i}" for i in range(PAIRS)], "verdict"]) == expected
 
@@ -99,7 +99,7 @@ def test_a_tied_vote_gives_a_tie_kept_from_both_jurors_answers(setup, servers):
     folder, data, _ = setup
     duo = [juror_line(name, servers[name].base_url, folder / "cache") for name, _ in JURORS[:2]]
     jury = write_jury(folder / "duo.yaml", duo, aggregate="plurality")
-    run = _verbs.judge("pairwise", data, jury, out=folder / "duo", progress=False)
+    run = verbs.judge("pairwise", data, jury, out=folder / "duo", progress=False)
     votes = votes_of(JURORS[:2])
     expected = [a if a == b else "tie" for a, b in votes]
     assert list(run.set_index("id").loc[[f"p{i}" for i in range(PAIRS)], "verdict"]) == expected
@@ -120,7 +120,7 @@ def test_a_tied_vote_gives_a_tie_kept_from_both_jurors_answers(setup, servers):
 
 def test_calibrate_gives_rows_for_the_pairwise_jury_and_each_juror_without_asking_again(setup, servers):
     folder, data, jury = setup
-    _verbs.judge("pairwise", data, jury, out=folder / "run", progress=False)
+    verbs.judge("pairwise", data, jury, out=folder / "run", progress=False)
     solo = folder / "solo.yaml"  # the same judge as juror fair-a, on its own
     solo.write_text(
         f"model: openai/fair-a\napi_base: {servers['fair-a'].base_url}\napi_key_env: JURIST_TEST_API_KEY\n"
@@ -152,7 +152,7 @@ def test_repeats_of_a_pairwise_judge_vote_on_each_repeats_verdict_after_the_swap
     with OpenAICompatibleServer(juror) as server:
         data = write_pairs(tmp_path, count)
         config = loopback_config(server.base_url, tmp_path / "cache")
-        run = _verbs.judge("pairwise", data, config, out=tmp_path / "x3", progress=False, repeats=3)
+        run = verbs.judge("pairwise", data, config, out=tmp_path / "x3", progress=False, repeats=3)
         assert server.requests == 3 * 2 * count
     assert all(asked == 3 for asked in juror.asked.values())
     votes = votes_of(asks, count)

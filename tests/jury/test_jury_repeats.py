@@ -25,9 +25,9 @@ from jury_simulation import (
     write_jury,
 )
 
+from jurist import verbs
 from jurist.errors import ConfigError
 from jurist.metrics.annotators import krippendorff_alpha_interval
-from jurist.tasks import _verbs
 from jurist.testing import OpenAICompatibleServer
 from support import loopback_config, write_jsonl
 
@@ -39,10 +39,10 @@ def test_repeats_report_the_self_consistency_of_the_answers_given_and_repeat_1_h
         task = task_file(tmp_path, BOOL_TASK, "claims")
         data = write_claims(tmp_path, count)
         config = loopback_config(server.base_url, tmp_path / "cache")
-        plain = _verbs.judge(task, data, config, out=tmp_path / "plain", progress=False)
+        plain = verbs.judge(task, data, config, out=tmp_path / "plain", progress=False)
         assert server.requests == count
 
-        run = _verbs.judge(task, data, config, out=tmp_path / "run", progress=False, repeats=repeats)
+        run = verbs.judge(task, data, config, out=tmp_path / "run", progress=False, repeats=repeats)
         # Repeat 1 has the cache key of the plain run: only repeats 2 and 3 reach the server.
         assert server.requests == count * repeats
     assert all(len(said) == repeats for said in noisy.given.values())
@@ -67,7 +67,7 @@ def test_repeats_of_the_offline_baseline_are_refused(tmp_path):
     task = task_file(tmp_path, BOOL_TASK, "claims")
     data = write_claims(tmp_path, 3)
     with pytest.raises(ConfigError, match="deterministic"):
-        _verbs.judge(task, data, None, out=tmp_path / "run", progress=False, repeats=2)
+        verbs.judge(task, data, None, out=tmp_path / "run", progress=False, repeats=2)
     assert not (tmp_path / "run").exists()
 
 
@@ -82,7 +82,7 @@ def test_a_jury_of_repeats_asks_each_juror_k_times(tmp_path):
             tmp_path / "pair.yaml",
             [juror_line(name, server.base_url, tmp_path / "cache") for name, server in servers.items()],
         )
-        run = _verbs.judge(task, data, jury, out=tmp_path / "run", progress=False, repeats=2)
+        run = verbs.judge(task, data, jury, out=tmp_path / "run", progress=False, repeats=2)
         assert [server.requests for server in servers.values()] == [count * 2, count * 2]
     finally:
         for server in servers.values():
@@ -113,10 +113,10 @@ def test_a_score_jury_takes_the_mean_or_the_median_of_its_graders(tmp_path):
         lines = [juror_line(name, server.base_url, tmp_path / "cache") for name, server in servers.items()]
         mean_jury = write_jury(tmp_path / "mean.yaml", lines, aggregate="mean")
         median_jury = write_jury(tmp_path / "median.yaml", lines, aggregate="median")
-        means = _verbs.judge(task, data, mean_jury, out=tmp_path / "mean", progress=False)
+        means = verbs.judge(task, data, mean_jury, out=tmp_path / "mean", progress=False)
         for server in servers.values():
             server.reset_count()
-        medians = _verbs.judge(task, data, median_jury, out=tmp_path / "median", progress=False)
+        medians = verbs.judge(task, data, median_jury, out=tmp_path / "median", progress=False)
         # The same jurors in another jury: every answer comes from the shared response cache.
         assert [server.requests for server in servers.values()] == [0, 0, 0]
     finally:

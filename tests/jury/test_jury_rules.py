@@ -14,6 +14,7 @@ import pytest
 import yaml
 from jury_simulation import BOOL_TASK, PAIR_TASK, task_file, write_claims
 
+from jurist import verbs
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import build_lm, cache_salt, repeat_salt
@@ -28,8 +29,9 @@ from jurist.metrics import annotators
 from jurist.metrics.gold_agreement import bootstrap_ci
 from jurist.report.review import Review
 from jurist.schemas import ItemResult
-from jurist.tasks import _verbs, get_task, judge_specs
+from jurist.tasks import get_task
 from jurist.tasks._unit_verdicts import UnitVerdicts
+from jurist.verbs import judge_specs
 from support import run_cli
 
 
@@ -219,10 +221,10 @@ def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have
     with pytest.raises(
         ConfigError, match="task 'claim-checker' cannot have a jury: its verdict 'verdict_and_reason'"
     ):
-        _verbs.judge(computed, write_claims(tmp_path, 2), jury, out=tmp_path / "run", progress=False)
+        verbs.judge(computed, write_claims(tmp_path, 2), jury, out=tmp_path / "run", progress=False)
     mean = write(tmp_path / "mean.yaml", jury.read_text().replace("jury:\n", "jury:\n  aggregate: mean\n"))
     with pytest.raises(ConfigError, match="'mean' needs numeric verdicts"):
-        _verbs.judge(
+        verbs.judge(
             task_file(tmp_path, BOOL_TASK, "claims"), write_claims(tmp_path, 2), mean, out=tmp_path / "r2"
         )
     assert not (tmp_path / "run").exists() and not (tmp_path / "r2").exists()

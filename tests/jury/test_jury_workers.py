@@ -3,7 +3,7 @@ driver, and a repeated juror answers as its own repeat there too."""
 
 from __future__ import annotations
 
-from jurist.tasks import _verbs
+from jurist import verbs
 from jurist.testing import OpenAICompatibleServer
 from scale_support import exports, longer_wins, write_pairs
 from support import loopback_config
@@ -13,12 +13,12 @@ def test_repeats_judged_by_other_processes_are_asked_of_the_provider_as_in_one(t
     data = write_pairs(tmp_path / "pairs.jsonl", 10)
     with OpenAICompatibleServer(longer_wins) as server:
         config = loopback_config(server.base_url, tmp_path / "cache-plain")
-        _verbs.judge("pairwise", data, config, out=tmp_path / "plain", progress=False)
+        verbs.judge("pairwise", data, config, out=tmp_path / "plain", progress=False)
         once = server.requests
         for name, workers in (("one", 1), ("two", 2)):
             server.reset_count()
             config = loopback_config(server.base_url, tmp_path / f"cache-{name}")
-            _verbs.judge(
+            verbs.judge(
                 "pairwise",
                 data,
                 config,

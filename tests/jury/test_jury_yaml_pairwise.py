@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from jury_simulation import PAIR_TASK, fleiss_kappa, juror_line, task_file, write_jury
 
-from jurist.tasks import _verbs
+from jurist import verbs
 from jurist.testing import OpenAICompatibleServer
 from support import prompt_sections, write_jsonl
 
@@ -86,7 +86,7 @@ def test_a_yaml_pairwise_jury_votes_on_each_rows_verdict_after_the_swap_rule(
     data = write_jsonl(tmp_path / "pairs.jsonl", rows)
     lines = [juror_line(name, servers[rule].base_url, tmp_path / "cache") for name, rule in jurors.items()]
     jury = write_jury(tmp_path / "jury.yaml", lines, aggregate)
-    run = _verbs.judge(task, data, jury, out=tmp_path / "run", progress=False)
+    run = verbs.judge(task, data, jury, out=tmp_path / "run", progress=False)
 
     votes = [[_verdict(rule, row["label"]) for rule in jurors.values()] for row in rows]
     expected = []
@@ -102,7 +102,7 @@ def test_a_yaml_pairwise_jury_votes_on_each_rows_verdict_after_the_swap_rule(
 
     # Judged again: every juror's run and the jury's are complete, nothing is asked.
     before = {rule: server.requests for rule, server in servers.items()}
-    _verbs.judge(task, data, jury, out=tmp_path / "run", progress=False)
+    verbs.judge(task, data, jury, out=tmp_path / "run", progress=False)
     assert {rule: server.requests for rule, server in servers.items()} == before
 
 

@@ -14,9 +14,9 @@ from jurist.cli import main
 from jurist.metrics.agreement import auroc
 from jurist.metrics.gold_agreement import auroc_from_counts
 from jurist.report.calibrate import CalibrationThresholds
-from jurist.tasks import calibrate
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import calibrate
 from support import write_jsonl
 
 RB_ROWS = [  # (gold supported, response): the marker judge says "unsup" sentences are unsupported

@@ -179,7 +179,7 @@ def test_nothing_left_out_says_so():
 
 
 def test_calibration_counts_rows_without_a_gold_label(tmp_path: Path):
-    from jurist.tasks import calibrate
+    from jurist.verbs import calibrate
 
     records = json.loads(COVIDQA.read_text(encoding="utf-8"))
     del records[7]["risk_type"]  # 265: no gold support label

@@ -15,7 +15,7 @@ import pytest
 from report_runs import BOOL_ROWS, DISAGREEMENTS, FAILED, HOSTILE, MT_BENCH, LoopbackRun
 
 from jurist.report.calibrate import calibration_figures
-from jurist.tasks import calibrate
+from jurist.verbs import calibrate
 
 VISIBLE_IDS = "rows => rows.filter(row => !row.hidden).map(row => row.dataset.id)"
 

@@ -34,9 +34,9 @@ from rgb_support import rgb_reply
 from jurist.cli import main
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
-from jurist.tasks import calibrate
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import calibrate
 
 GOLD = "sample:rgb-judgments"
 

@@ -20,9 +20,10 @@ from jurist.datasets.samples import sample_path
 from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.optimization import evaluate_program, load_program, read_artifact
-from jurist.tasks import calibrate, get_adapter, optimize
+from jurist.tasks import get_adapter
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.rgb import make_rgb_judge, rgb_judge_configs
+from jurist.verbs import calibrate, optimize
 from support import run_cli
 
 

@@ -16,8 +16,9 @@ from rgb_support import DATA_DIR
 
 import jurist
 from jurist.errors import ConfigError
-from jurist.tasks import get_task, optimize
+from jurist.tasks import get_task
 from jurist.tasks.rgb import RGBOptions, score_rgb_predictions
+from jurist.verbs import optimize
 from support import run_cli
 
 GOLD = "sample:rgb-judgments"

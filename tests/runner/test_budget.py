@@ -14,8 +14,8 @@ from jurist.errors import ConfigError, CostLimitReached, ExitCode
 from jurist.runner import RESULTS_DB, ResultStore
 from jurist.runner.budget import Budget, CostLimit, spending_limit
 from jurist.schemas import ItemResult, Usage
-from jurist.tasks import judge
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import judge
 from support import loopback_config, ragbench_answer, ragbench_rows, run_cli, write_jsonl
 
 PRICED = "openai/gpt-4o-mini"

@@ -11,8 +11,8 @@ import yaml
 
 from jurist.errors import ConfigError, CostLimitReached, ExitCode
 from jurist.runner import iter_run_results
-from jurist.tasks import calibrate, judge
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import calibrate, judge
 from support import loopback_config, ragbench_answer, ragbench_rows, run_cli, write_jsonl
 
 PRICED = "openai/gpt-4o-mini"

@@ -195,8 +195,9 @@ def test_entry_point_task_serves_every_verb_in_python(plugin_importable, files, 
     # The verbs from jurist.tasks: ``jurist.optimization`` is the jurist.optimization subpackage once
     # that has been imported (judging imports it), not the verb.
     from jurist.judges.config import load_config
-    from jurist.tasks import calibrate, get_task, judge, optimize, prompt, score, task_names
+    from jurist.tasks import get_task, task_names
     from jurist.tasks.declarative import DeclarativeTask
+    from jurist.verbs import calibrate, judge, optimize, prompt, score
 
     assert "toxicity" in task_names()
     task = get_task("toxicity")

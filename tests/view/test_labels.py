@@ -11,7 +11,7 @@ import pytest
 
 from jurist.errors import ConfigError, InputError
 from jurist.report.review import LabelSpec
-from jurist.tasks import judge
+from jurist.verbs import judge
 from jurist.view.labels import LABELS_FILE, LabelStore, default_who, export_gold
 from support import run_cli, write_jsonl
 

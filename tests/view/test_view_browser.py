@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from jurist.tasks import judge
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import judge
 from jurist.view.server import ViewServer
 from support import loopback_config, prompt_sections, run_cli, write_jsonl
 

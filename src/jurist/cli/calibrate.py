@@ -104,8 +104,8 @@ def calibrate_command(
     """
     from jurist.jury import CascadeSpec, JurySpec, choice_lines, weighted_copy_path, write_weights
     from jurist.report.calibrate import CalibrationThresholds, calibration_csv, calibration_markdown
-    from jurist.tasks import calibrate, estimate_calibration, judge_specs
     from jurist.tracking import Tracking
+    from jurist.verbs import calibrate, estimate_calibration, judge_specs
 
     task, _, values = task_and_arguments(arguments, (), "calibrate")
     if output_format not in ("markdown", "csv"):

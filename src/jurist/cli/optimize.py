@@ -94,8 +94,8 @@ def optimize_command(
     jurist optimize TASK --train FILE --dev FILE --out ARTIFACT --config JUDGE [task options]
     """
     from jurist.optimization import OptimizerSettings
-    from jurist.tasks import optimize
     from jurist.tracking import Tracking
+    from jurist.verbs import optimize
 
     task, _, values = task_and_arguments(arguments, (), "optimize")
     if auto not in ("light", "medium", "heavy", "off"):

@@ -142,7 +142,7 @@ def judge_command(
     if out is None:
         raise typer.BadParameter("give the run directory: --out DIR", param_hint="--out")
     if dry_run:
-        from jurist.tasks import estimate
+        from jurist.verbs import estimate
 
         plan = estimate(
             task,
@@ -193,7 +193,7 @@ def judge_command(
                 progress=progress,
             )
         else:
-            from jurist.tasks._verbs import judge_run
+            from jurist.verbs import judge_run
 
             run = judge_run(
                 task,
@@ -299,7 +299,7 @@ def prompt_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the messages as JSON.")] = False,
 ) -> None:
     """Print the exact messages the judge would send for one row, calling nothing: jurist prompt TASK DATA."""
-    from jurist.tasks import prompt
+    from jurist.verbs import prompt
 
     task, positional, values = task_and_arguments(arguments, ("DATA",), "prompt")
     calls = prompt(task, positional[0], judge, row=row, options=values)

@@ -11,7 +11,7 @@ aggregated per item, on any task whose verdict is one output value.
   items the one before was unsure of (:mod:`jurist.jury.cascade_run`); ``jurist calibrate``
   chooses its thresholds (:mod:`jurist.jury.cascade_calibrate`).
 
-Only the command line and :mod:`jurist.tasks._verbs` import this package.
+Only the command line and :mod:`jurist.verbs` import this package.
 """
 
 from __future__ import annotations

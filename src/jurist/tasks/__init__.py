@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from jurist.tasks._calibration_estimate import estimate_calibration
     from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
     from jurist.tasks._estimate import Estimate
     from jurist.tasks._registry import (
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
         task_names,
         task_of_run,
     )
-    from jurist.tasks._verbs import calibrate, estimate, judge, judge_specs, optimize, prompt, score
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -37,18 +35,10 @@ __all__ = [
     "Scores",
     "Task",
     "Estimate",
-    "calibrate",
-    "estimate",
-    "estimate_calibration",
     "get_adapter",
     "get_task",
-    "judge",
-    "judge_specs",
-    "optimize",
-    "prompt",
     "register_task",
     "run_task",
-    "score",
     "task_names",
     "task_of_run",
 ]

@@ -1,7 +1,7 @@
 """The task contract: what one kind of judgment must say so every jurist verb works on it.
 
 A :class:`Task` is the single object behind ``jurist judge``, ``score``, ``calibrate``,
-``optimize`` and ``prompt``. Those verbs (:mod:`jurist.tasks._verbs`) never name a task:
+``optimize`` and ``prompt``. Those verbs (:mod:`jurist.verbs`) never name a task:
 they look one up in the registry (:mod:`jurist.tasks._registry`) and call its hooks.
 
 A task says, for one kind of judgment:

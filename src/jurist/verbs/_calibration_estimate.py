@@ -24,8 +24,8 @@ from jurist.judges.config import JudgeConfig
 from jurist.runner.plan import Planned, PlannedRun, planning
 from jurist.tasks._contract import Task
 from jurist.tasks._estimate import Estimate, estimate_of, judge_row, offline_config
-from jurist.tasks._verbs import TaskRef, calibration_settings, calibration_task, judge_specs, single_judges
 from jurist.tasks.calibration_rows import JudgeSpec, dataset_name
+from jurist.verbs._verbs import TaskRef, calibration_settings, calibration_task, judge_specs, single_judges
 
 __all__ = ["estimate_calibration"]
 
@@ -51,7 +51,7 @@ def estimate_calibration(
     out: str | Path,
     options: dict[str, Any] | BaseModel | None = None,
 ) -> Estimate:
-    """What :func:`~jurist.tasks.calibrate` with the same arguments would judge and spend, calling
+    """What :func:`~jurist.verbs.calibrate` with the same arguments would judge and spend, calling
     nothing and writing nothing: one row per single judge (each juror, each stage) and gold file.
 
     Each row is what ``jurist judge --dry-run`` reports for a judge (items recorded in the run
@@ -59,7 +59,7 @@ def estimate_calibration(
     completion tokens and cost estimated; ``docs/costs.md``), with the gold file's ``dataset``.
 
     Args:
-        task, gold, configs, out, options: As for :func:`~jurist.tasks.calibrate`.
+        task, gold, configs, out, options: As for :func:`~jurist.verbs.calibrate`.
 
     Returns:
         An :class:`~jurist.tasks._estimate.Estimate`: ``.table`` (columns ``dataset``, then
