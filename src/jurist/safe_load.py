@@ -356,11 +356,7 @@ def loads_json(text: str | bytes) -> Any:
             value = _slow_loads(text)
     else:
         value = _slow_loads(text)
-    if isinstance(text, bytes):
-        openers = text.count(b"[") + text.count(b"{")
-    else:
-        openers = text.count("[") + text.count("{")
-    if openers > MAX_DEPTH and nested_too_deep(text):
+    if nested_too_deep(text):
         raise JSONLimitError(TOO_DEEP)
     return value
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 import types
+from collections.abc import Iterable
 from typing import Any, Literal, Union, get_args, get_origin
 
 __all__ = [
@@ -249,8 +250,28 @@ def _shown(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
-def _fold(text: str) -> str:
+def fold_label(text: str) -> str:
+    """A label as compared when only letter case and spacing may differ.
+
+    Examples:
+        >>> fold_label("  Billing  Account ")
+        'billing account'
+    """
     return " ".join(text.split()).casefold()
+
+
+def listed_label(text: str, allowed: Iterable[Any]) -> str | None:
+    """The one listed label that ``text`` matches but for letter case and spacing, else ``None``.
+
+    Examples:
+        >>> listed_label("Billing", ["billing", "account"])
+        'billing'
+        >>> listed_label("a", ["A", "a "]) is None
+        True
+    """
+    folded = fold_label(text)
+    matches = [item for item in allowed if isinstance(item, str) and fold_label(item) == folded]
+    return matches[0] if len(matches) == 1 else None
 
 
 def unwrapped_text(value: str) -> str:
@@ -286,10 +307,9 @@ def literal_value(value: Any, allowed: tuple[Any, ...], *, normalise: bool = Fal
         if text in allowed:
             return text
         if normalise:
-            folded = _fold(text)
-            matches = [item for item in allowed if isinstance(item, str) and _fold(item) == folded]
-            if len(matches) == 1:
-                return NormalisedLabel(matches[0], value)
+            label = listed_label(text, allowed)
+            if label is not None:
+                return NormalisedLabel(label, value)
     raise FormError(f"{_shown(value)} is not one of {', '.join(str(item) for item in allowed)}")
 
 

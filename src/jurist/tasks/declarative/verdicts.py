@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from jurist.judges.literals import listed_label
 from jurist.safe_load import loads_json, quote
 
 __all__ = [
@@ -57,10 +58,6 @@ def _shown(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
-def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def normalised_verdict(output: OutputSpec, value: Any) -> tuple[Any, str | None]:
     """``(verdict, given)``: a label (or each label of a list) written with only a different
     letter case or spacing than a listed one, as the listed label, and what the judge wrote
@@ -77,10 +74,8 @@ def normalised_verdict(output: OutputSpec, value: Any) -> tuple[Any, str | None]
         return value, None
     if output.kind == "labels" and isinstance(value, list | tuple):
         labels = output.labels or []
-        folds = [_fold(label) for label in labels]
-        listed = {fold: label for fold, label in zip(folds, labels, strict=True) if folds.count(fold) == 1}
         mapped = [
-            listed.get(_fold(item), item) if isinstance(item, str) and item not in labels else item
+            (listed_label(item, labels) or item) if isinstance(item, str) and item not in labels else item
             for item in value
         ]
         if mapped != list(value):
