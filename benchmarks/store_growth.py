@@ -126,6 +126,7 @@ def measure(count: int, concurrency: int, root: Path) -> dict[str, float]:
     from jurist.judges.config import JudgeConfig
     from jurist.runner import RESULTS_DB, ResultStore
     from jurist.tasks import get_task
+    from jurist.tasks._loop import run_judgment
     from jurist.testing import OpenAICompatibleServer
 
     task_file = root / "bench-helpfulness.yaml"
@@ -143,7 +144,7 @@ def measure(count: int, concurrency: int, root: Path) -> dict[str, float]:
         )
         task = get_task(str(task_file))
         start = time.perf_counter()
-        run = task.judge(str(data), out, config, task.options({}), progress=False)
+        run = run_judgment(task, str(data), out, config, task.options({}), progress=False)
         elapsed = time.perf_counter() - start
     ok = run.summary["ok"] if isinstance(run.summary, dict) else None
     db = out / RESULTS_DB

@@ -17,6 +17,7 @@ from jurist.errors import ConfigError
 from jurist.judges.config import load_config
 from jurist.report.jsonout import dumps
 from jurist.report.review import LabelSpec
+from jurist.tasks._loop import run_judgment
 from jurist.tasks.declarative import load_task_file
 from support import run_cli
 
@@ -37,7 +38,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
     for name, data in CASES.items():
         task = load_task_file(EXAMPLES / name / "task.yaml")
         options = task.options()
-        run = task.judge(EXAMPLES / name / data, base / name, load_config(None), options, progress=False)
+        run = run_judgment(
+            task, EXAMPLES / name / data, base / name, load_config(None), options, progress=False
+        )
         found[name] = (task, options, run)
     return found
 

@@ -14,6 +14,7 @@ from jurist.datasets.heritage import load_heritage_gold
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
 from jurist.tasks import get_task
+from jurist.tasks._loop import run_judgment
 from support import run_cli
 
 
@@ -22,7 +23,11 @@ def judged(tmp_path_factory: pytest.TempPathFactory):
     task = get_task("heritage")
     options = task.options()
     out = tmp_path_factory.mktemp("heritage-figures") / "run"
-    return task, options, task.judge("sample:heritage", out, load_config(None), options, progress=False)
+    return (
+        task,
+        options,
+        run_judgment(task, "sample:heritage", out, load_config(None), options, progress=False),
+    )
 
 
 def test_every_sub_task_is_plotted_from_the_summary(judged) -> None:

@@ -15,6 +15,7 @@ from jurist.errors import ConfigError
 from jurist.judges.config import load_config
 from jurist.metrics.gold_agreement import wilson_interval
 from jurist.tasks import get_task
+from jurist.tasks._loop import run_judgment
 from jurist.tasks.pairwise.bias import pair_bias
 from support import run_cli
 
@@ -27,7 +28,7 @@ def pairs_run(tmp_path_factory: pytest.TempPathFactory):
     task = get_task("pairwise")
     options = task.options({"resamples": 200})
     out = tmp_path_factory.mktemp("pairwise-figures") / "run"
-    return task, options, task.judge("sample:pairs", out, load_config(None), options, progress=False)
+    return task, options, run_judgment(task, "sample:pairs", out, load_config(None), options, progress=False)
 
 
 def test_pairs_run_review_and_confusion(pairs_run) -> None:

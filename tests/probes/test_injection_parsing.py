@@ -26,6 +26,7 @@ from jurist.programs.pairwise_baseline import PairwiseBaseline
 from jurist.runner import iter_run_results
 from jurist.signatures.pairwise import extract_choice
 from jurist.tasks import get_task
+from jurist.tasks._loop import run_judgment
 from jurist.tasks.probes import load_cases
 from jurist.testing import OpenAICompatibleServer, last_user_message
 from support import loopback_config
@@ -214,7 +215,7 @@ def test_judge_records_an_ambiguous_reply_as_failed(tmp_path: Path) -> None:
     )
     with OpenAICompatibleServer(reply) as server:
         config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 0})
-        task.judge(data, tmp_path / "run", config, task.options(), progress=False)
+        run_judgment(task, data, tmp_path / "run", config, task.options(), progress=False)
     (result,) = list(iter_run_results(tmp_path / "run"))
     assert result.status == "failed" and "ambiguous verdict" in (result.error or "")
     assert result.raw == [reply]
@@ -232,7 +233,7 @@ def test_prompt_of_a_planted_marker_is_escaped(tmp_path: Path) -> None:
 
     with OpenAICompatibleServer(respond) as server:
         config = loopback_config(server.base_url, tmp_path / "cache")
-        task.judge(data, tmp_path / "run", config, task.options(), progress=False)
+        run_judgment(task, data, tmp_path / "run", config, task.options(), progress=False)
     assert f"[{ESCAPE}[ ## verdict ## ]{ESCAPE}]\n10" in seen[0]
     (result,) = list(iter_run_results(tmp_path / "run"))
     assert result.output is not None and result.output["verdict"] == 3

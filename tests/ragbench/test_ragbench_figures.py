@@ -16,6 +16,7 @@ from jurist.datasets.samples import sample_path
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
 from jurist.tasks import get_task
+from jurist.tasks._loop import run_judgment
 
 TRACE = ("context_relevance", "context_utilization", "completeness", "adherence_fraction")
 GOLD_SCORES = {
@@ -40,7 +41,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory):
     data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     task = get_task("ragbench")
     options = task.options()
-    run = task.judge(data, base / "run", load_config(None), options, progress=False)
+    run = run_judgment(task, data, base / "run", load_config(None), options, progress=False)
     return task, options, run, rows
 
 

@@ -14,6 +14,7 @@ from jurist.errors import ConfigError
 from jurist.judges.config import load_config
 from jurist.metrics.gold_agreement import wilson_interval
 from jurist.tasks import get_task
+from jurist.tasks._loop import run_judgment
 from jurist.tasks.rgb import run_rgb_suite
 from jurist.tasks.rgb.task import suite_scores
 from support import run_cli
@@ -91,7 +92,11 @@ def judged(request, tmp_path_factory: pytest.TempPathFactory):
     task = get_task(request.param)
     options = task.options()
     out = tmp_path_factory.mktemp(request.param) / "run"
-    return task, options, task.judge("sample:rgb-judgments", out, load_config(None), options, progress=False)
+    return (
+        task,
+        options,
+        run_judgment(task, "sample:rgb-judgments", out, load_config(None), options, progress=False),
+    )
 
 
 def test_judgment_review_and_confusion_match_the_summary(judged) -> None:

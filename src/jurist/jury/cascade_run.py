@@ -34,6 +34,7 @@ from jurist.jury.task_variants import with_hook
 from jurist.report.review import Review
 from jurist.runner import MANIFEST, RESULTS_DB, iter_run_results
 from jurist.tasks._contract import JudgeRun, Task, atomic_write_text
+from jurist.tasks._loop import run_judgment
 from jurist.tasks._results import strict_json
 
 __all__ = ["STAGES", "check_cascade", "default_cascade_dir", "judge_cascade", "only_items", "run_cascade"]
@@ -187,7 +188,7 @@ def _run_stage(
         return run_panel(
             subset, jury_panel(stage.jury), data, out, options, retry_failed=retry, progress=progress
         )
-    return subset.judge(data, out, stage.judge_config, options, retry_failed=retry, progress=progress)
+    return run_judgment(subset, data, out, stage.judge_config, options, retry_failed=retry, progress=progress)
 
 
 def run_cascade(

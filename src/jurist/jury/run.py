@@ -44,6 +44,7 @@ from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
 from jurist.runner import MANIFEST, RESULTS_DB, ResultStore, iter_run_results, run_lock
 from jurist.tasks._contract import JudgeRun, Scores, Task, write_views
+from jurist.tasks._loop import run_judgment
 from jurist.tasks._unit_verdicts import UnitVerdicts
 
 __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
@@ -205,8 +206,8 @@ def _run_member(
     # Its exports are written by the task; its HTML report on demand (`jurist report DIR`), as
     # drawing every member's figures on every call would cost more than aggregating them.
     with repeat_salt(member.repeat):
-        return task.judge(
-            data, directory, member.config, options, retry_failed=retry_failed, progress=progress
+        return run_judgment(
+            task, data, directory, member.config, options, retry_failed=retry_failed, progress=progress
         )
 
 

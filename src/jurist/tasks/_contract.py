@@ -26,11 +26,12 @@ A task says, for one kind of judgment:
 - the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
   whose metric has textual feedback for GEPA).
 
-The default :meth:`Task.judge` is the whole pipeline (read → items → judge with the batch
-runner → score → write exports) built from those hooks; a task overrides a hook only where
-its judgment differs. A hook a task cannot serve raises :class:`~jurist.errors.ConfigError`
-through :meth:`Task.unsupported`, so ``jurist optimize gates`` says that gates cannot be
-optimized rather than failing somewhere inside.
+The pipeline (read → items → judge with the batch runner → score → write exports) is not a
+hook: :func:`jurist.tasks._loop.run_judgment` composes it from these parts for every judged
+run, so a task overrides a part only where its judgment differs. A hook a task cannot serve
+raises :class:`~jurist.errors.ConfigError` through :meth:`Task.unsupported`, so
+``jurist optimize gates`` says that gates cannot be optimized rather than failing somewhere
+inside.
 
 Three ways to add a task: a YAML file (``get_task("file.yaml")``, no code), a subclass
 registered with :func:`jurist.register_task`, or a subclass published by another package
@@ -39,7 +40,6 @@ under the entry-point group ``jurist.tasks``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -217,48 +217,6 @@ class Task:
             return self.baseline(options)
         return LLMJudge(self.program(options), config, postprocess)
 
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        """Judge every item of ``data`` into the run directory ``out`` (resumed if it exists),
-        then score the run against the gold the data carries and write its exports."""
-        from jurist.datasets.samples import resolve_input
-        from jurist.judges.judge import effective_config
-        from jurist.runner import JudgeRecipe, run_items, run_lock
-
-        path = resolve_input(data)
-        dataset = self.read(path, options)
-        judge = self.make_judge(config, options)
-        effective = effective_config(judge, config)
-        description = dataset.describe()
-        # One lock over judging and the exports: no other process writes between them.
-        with run_lock(out):
-            run_items(
-                self.items(dataset, options),
-                judge,
-                out,
-                task=self.name,
-                task_source=_source_of(self),
-                task_options=options.model_dump(mode="json"),
-                dataset=description,
-                config=effective.model_dump(mode="json"),
-                total=description.get("items"),
-                concurrency=effective.concurrency,
-                retry_failed=retry_failed,
-                progress=progress,
-                # Other processes (--workers, Ray) rebuild the same judge from this.
-                recipe=JudgeRecipe(functools.partial(self.make_judge, options=options), config),
-            )
-            scores = self.score(Path(out), options, gold=path, write=True)
-        return JudgeRun(run_dir=Path(out), scores=scores)
-
     # ------------------------------------------------------------------ scoring
 
     def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
@@ -412,12 +370,6 @@ class Task:
             "options": options,
             "verbs": self.verbs,
         }
-
-
-def _source_of(task: Task) -> str:
-    """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
-    path = Path(task.source)
-    return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
 
 
 def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:

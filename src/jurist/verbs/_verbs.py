@@ -30,6 +30,7 @@ from jurist.runner.budget import check_priced_configs, spending_limit
 from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
 from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, write_views
 from jurist.tasks._estimate import Estimate
+from jurist.tasks._loop import run_judgment
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
 
@@ -162,7 +163,7 @@ def judge_run(
 ) -> JudgeRun:
     """One judge's run of a task: the task's ``judge`` hook, then the HTML report with its
     ``figures.json`` and ``review.json`` next to the exports (what every judged run gets)."""
-    run = task.judge(data, out, config, options, retry_failed=retry_failed, progress=progress)
+    run = run_judgment(task, data, out, config, options, retry_failed=retry_failed, progress=progress)
     write_views(task, run.run_dir, run.scores, options)
     return run
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
+from jurist.tasks._loop import run_judgment
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
@@ -70,7 +71,7 @@ def calibration_row(
         raise InputError("no row carries a gold verdict", path=file, field=task_spec.gold)
     run_dir = judge_run_dir(out, spec) / dataset
     options = settings.get("options") or task.options()
-    run = task.judge(file, run_dir, spec.config, options, progress=progress)
+    run = run_judgment(task, file, run_dir, spec.config, options, progress=progress)
     items = run.items
     results = [r for r in run_results(run_dir) if split_item_id(r.id)[0] in gold_rows]
     failed = sum(r.status == "failed" for r in results)

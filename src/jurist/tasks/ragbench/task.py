@@ -20,6 +20,7 @@ from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
 from jurist.tasks._contract import JudgeRun, Scores, Task, write_exports
+from jurist.tasks._loop import run_judgment
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
@@ -142,7 +143,7 @@ class RagbenchTask(Task):
         options = self.options()
 
         def judge(file: Path, run_dir: Path, config: JudgeConfig, show: bool) -> JudgeRun:
-            return self.judge(file, run_dir, config, options, progress=show)
+            return run_judgment(self, file, run_dir, config, options, progress=show)
 
         return calibration.calibration_row(judge, gold, spec, out, settings, progress)
 
@@ -178,8 +179,8 @@ def judge_ragbench(
     """Judge every row of a RAGBench file into ``out_dir`` and write its exports
     (``jurist.judge("ragbench", ...)`` under its historical name)."""
     judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
-    return TASK.judge(
-        input_path, out_dir, judge_config, TASK.options(), retry_failed=retry_failed, progress=progress
+    return run_judgment(
+        TASK, input_path, out_dir, judge_config, TASK.options(), retry_failed=retry_failed, progress=progress
     )
 
 
