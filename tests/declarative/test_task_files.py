@@ -175,3 +175,55 @@ def test_multi_label_task_offline_by_hand(tmp_path):
     assert figures["micro_f1"] == pytest.approx(6 / 8)
     assert figures["exact_match"] == pytest.approx(1 / 3)
     assert figures["per_label"]["sport"]["precision"] == pytest.approx(2 / 3)
+
+
+YES_NO_TASK = """\
+name: answered
+instructions: Does the reply answer the question?
+inputs: [question, reply]
+output:
+  kind: label
+  labels: [yes, no, partly]
+gold: human
+examples:
+  - {question: Is it open, reply: yes, human: yes}
+baseline:
+  rules:
+    - {pattern: "(?i)no idea", value: no}
+    - {pattern: "(?i)maybe", value: partly}
+  default: yes
+"""
+
+
+def test_yes_and_no_written_unquoted_stay_the_words_typed(tmp_path):
+    """YAML 1.1 reads unquoted yes/no/on/off as booleans; in labels, rule values, the default
+    and inline examples of a label task they mean the words the user typed."""
+    path = write(tmp_path, YES_NO_TASK)
+    spec = load_task_file(path).spec
+    assert spec.output.labels == ["yes", "no", "partly"]
+    assert [rule.value for rule in spec.baseline.rules] == ["no", "partly"]
+    assert spec.baseline.default == "yes"
+    assert spec.examples == [{"question": "Is it open", "reply": "yes", "human": "yes"}]
+    data = tmp_path / "replies.csv"
+    data.write_text(
+        "question,reply,human\nOpen?,Yes it is,yes\nWhen?,no idea,no\nWhy?,maybe later,yes\n",
+        encoding="utf-8",
+    )
+    run = verbs.judge(path, data, out=tmp_path / "run", progress=False)
+    assert list(run["verdict"]) == ["yes", "no", "partly"]
+    assert run.summary["gold"]["scored"] == 3
+    assert run.summary["agreement"]["accuracy"] == pytest.approx(2 / 3)
+
+
+def test_yes_and_no_stay_booleans_for_a_yes_no_task(tmp_path):
+    """For a bool task, the same unquoted words are its verdicts true and false; a quoted
+    'yes' in labels stays text too."""
+    text = YES_NO_TASK.replace("  kind: label\n  labels: [yes, no, partly]\n", "  kind: bool\n")
+    text = text.replace('    - {pattern: "(?i)maybe", value: partly}\n', "")
+    spec = load_task_file(write(tmp_path, text)).spec
+    assert [rule.value for rule in spec.baseline.rules] == [False]
+    assert spec.baseline.default is True
+    quoted = load_task_file(
+        write(tmp_path, YES_NO_TASK.replace("[yes, no, partly]", "['yes', 'no', partly]"), "q.yaml")
+    )
+    assert quoted.spec.output.labels == ["yes", "no", "partly"]

@@ -250,6 +250,68 @@ def validate_task(data: Any, *, path: str | Path | None = None, root: yaml.Node 
     return spec
 
 
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+def _child(node: yaml.Node | None, key: str | int) -> yaml.Node | None:
+    """The node under ``key`` of a mapping (or index of a sequence) node, if there is one."""
+    if isinstance(node, yaml.MappingNode):
+        return next((value for name, value in node.value if name.value == key), None)
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        found: yaml.Node = node.value[key]
+        return found
+    return None
+
+
+def _as_typed(node: yaml.Node | None, value: Any) -> Any:
+    """``value``, or the text the user typed when YAML read a plain ``yes``/``no``/``on``/``off``
+    (or ``true``/``false``) there as a boolean."""
+    if isinstance(value, bool) and isinstance(node, yaml.ScalarNode) and node.tag == _BOOL_TAG:
+        return node.value
+    return value
+
+
+def keep_typed_words(data: dict[str, Any], root: yaml.Node | None) -> dict[str, Any]:
+    """A task file's values where YAML 1.1 turns words into booleans, as the words typed.
+
+    ``labels: [yes, no, partly]`` means the labels ``"yes"``, ``"no"`` and ``"partly"``, not
+    two booleans and a string. Kept as typed: ``output.labels``; the baseline's rule values
+    and default when the output kind is not ``bool`` (for a yes/no task ``yes`` is true); and
+    every value of an inline few-shot example, its gold column by the same rule as a verdict.
+    Only unquoted words are concerned: a quoted ``'yes'`` is a string already.
+    """
+    output = data.get("output")
+    kind = output.get("kind") if isinstance(output, dict) else None
+    verdict_words = kind != "bool"
+    output_node = _child(root, "output")
+    if isinstance(output, dict) and isinstance(output.get("labels"), list):
+        labels_node = _child(output_node, "labels")
+        output["labels"] = [
+            _as_typed(_child(labels_node, index), label) for index, label in enumerate(output["labels"])
+        ]
+    baseline = data.get("baseline")
+    baseline_node = _child(root, "baseline")
+    if verdict_words and isinstance(baseline, dict):
+        if "default" in baseline:
+            baseline["default"] = _as_typed(_child(baseline_node, "default"), baseline["default"])
+        rules = baseline.get("rules")
+        rules_node = _child(baseline_node, "rules")
+        for index, rule in enumerate(rules if isinstance(rules, list) else []):
+            if isinstance(rule, dict) and "value" in rule:
+                rule["value"] = _as_typed(_child(_child(rules_node, index), "value"), rule["value"])
+    examples = data.get("examples")
+    examples_node = _child(root, "examples")
+    gold = data.get("gold")
+    for index, row in enumerate(examples if isinstance(examples, list) else []):
+        if not isinstance(row, dict):
+            continue
+        row_node = _child(examples_node, index)
+        for column, value in row.items():
+            if column != gold or verdict_words:
+                row[column] = _as_typed(_child(row_node, column), value)
+    return data
+
+
 def read_task_file(path: str | Path) -> TaskFile:
     """Read and validate a YAML task file.
 
@@ -274,4 +336,4 @@ def read_task_file(path: str | Path) -> TaskFile:
         raise ConfigError(
             "a task file must be a YAML mapping of keys (name, instructions, inputs, ...)", path=file
         )
-    return validate_task(data, path=file, root=root)
+    return validate_task(keep_typed_words(data, root), path=file, root=root)
