@@ -16,7 +16,7 @@ Markdown table (figure | jurist | reference | ratio | target | met?):
 
 The in-process rows are the runner's inner loop; the "shell" rows are what a user sees. A
 row whose target is a ratio compares figures of the same round against the same server.
-The default run takes about 8 minutes on 2 cores and gives the README's table; ``--quick``
+The default run takes about 8 minutes on 2 cores and gives the table of docs/benchmarks.md; ``--quick``
 (smaller sizes, one round, no 20,000-item rows) about 5, as a smoke check. ``--out DIR``
 keeps the JSON files, ``--read DIR`` prints the table of JSON files kept before without
 measuring. The machine's load average is printed before and after: figures taken on a

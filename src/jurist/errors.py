@@ -41,6 +41,16 @@ class ExitCode(IntEnum):
     already done are kept, the run's manifest says ``"stopped"``, the same command resumes."""
 
 
+def install_hint(extra: str) -> str:
+    """How to install one of jurist's extras, from a published release or from a clone.
+
+    Examples:
+        >>> install_hint("view")
+        'pip install "jurist[view]" (in a clone of jurist: pip install ".[view]")'
+    """
+    return f'pip install "jurist[{extra}]" (in a clone of jurist: pip install ".[{extra}]")'
+
+
 class JuristError(Exception):
     """Base class of jurist's own errors; the CLI prints these without a traceback."""
 

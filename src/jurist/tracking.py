@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from jurist.errors import ConfigError, ExitCode, InputError, JuristError, RunDirectoryError
+from jurist.errors import ConfigError, ExitCode, InputError, JuristError, RunDirectoryError, install_hint
 from jurist.judges.config import JudgeConfig, make_config
 from jurist.redaction import TEXT_SUFFIXES, redact, redact_file
 
@@ -73,7 +73,7 @@ __all__ = [
     "summary_metrics",
 ]
 
-INSTALL_HINT = 'pip install "jurist[mlflow]"'
+INSTALL_HINT = install_hint("mlflow")
 """What to run when MLflow is missing."""
 
 RUN_ARTIFACTS = (

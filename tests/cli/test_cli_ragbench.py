@@ -96,3 +96,16 @@ def test_model_override_reaches_the_loopback_server(server, tmp_path: Path, caps
     for file in written:
         if file.is_file():
             assert b"loopback-test-key" not in file.read_bytes(), file
+
+
+def test_config_baseline_names_the_offline_judge_for_judge_as_for_calibrate(tmp_path: Path, capsys):
+    """`-c baseline` is the offline judge in `jurist judge` (as in `jurist calibrate`); a file
+    called `baseline` in the working folder would still be read as a config."""
+    data = write_jsonl(tmp_path / "rows.jsonl", ragbench_rows(3))
+    out = tmp_path / "run"
+    assert (
+        run_cli(["judge", "ragbench", str(data), "-c", "baseline", "--out", str(out), "--no-progress"]) == 0
+    )
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["judge"] == "baseline"
+    assert "3 items: 3 scored, 0 failed" in capsys.readouterr().out

@@ -40,7 +40,8 @@ def view_command(
         bool, typer.Option("--open/--no-open", help="Open the viewer in a browser tab.")
     ] = False,
 ) -> None:
-    """Browse, compare and label runs in a local web app (needs: pip install "jurist[view]").
+    """Browse, compare and label runs in a local web app (needs the view extra:
+    pip install "jurist\\[view]", or pip install ".\\[view]" in a clone of jurist).
 
     Pages: the run history with a plot of a figure over time; each run's report and items
     (paged, searchable, sortable); each item's prompts and replies; two runs compared item

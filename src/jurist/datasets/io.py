@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from jurist.errors import InputError
+from jurist.errors import InputError, install_hint
 from jurist.safe_load import JSONLimitError, loads_json, raw_decode_json
 
 Record = dict[str, Any]
@@ -258,7 +258,7 @@ def _iter_xlsx(path: Path) -> Iterator[tuple[int, Record]]:
     try:
         import openpyxl
     except ImportError:
-        raise InputError("reading XLSX needs openpyxl: pip install 'jurist[xlsx]'", path=path) from None
+        raise InputError("reading XLSX needs openpyxl: " + install_hint("xlsx"), path=path) from None
     from openpyxl.utils.exceptions import InvalidFileException
 
     unreadable = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, TypeError, OSError)

@@ -281,8 +281,8 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     """Read a judge config from YAML (or start from the defaults) and apply overrides.
 
     Args:
-        path: A YAML file with ``JudgeConfig`` fields; ``None`` starts from the defaults
-            (the offline baseline judge).
+        path: A YAML file with ``JudgeConfig`` fields; ``None`` (or ``"baseline"`` when no
+            file has that name) starts from the defaults: the offline baseline judge.
         overrides: Field values that replace the file's (``None`` values are ignored).
 
     The file's path is kept on the config (:attr:`JudgeConfig.source`) so that a provider
@@ -295,6 +295,8 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     values: dict[str, Any] = {}
     lines: dict[str, int] = {}
     file_path = Path(path) if path is not None else None
+    if file_path is not None and str(path) == "baseline" and not file_path.exists():
+        file_path = None  # `-c baseline`, as calibrate takes it
     if file_path is not None:
         try:
             text = file_path.read_text(encoding="utf-8")

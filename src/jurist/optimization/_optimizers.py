@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from jurist.errors import ConfigError
+from jurist.errors import ConfigError, install_hint
 
 if TYPE_CHECKING:  # DSPy loads when a program is compiled, not with the optimizers' names
     import dspy
@@ -142,7 +142,7 @@ def compile_program(
             import optuna  # noqa: F401
         except ImportError:
             raise ConfigError(
-                "the mipro optimizer needs the package optuna: pip install 'jurist[optimize]'",
+                "the mipro optimizer needs the package optuna: " + install_hint("optimize"),
                 field="optimizer",
             ) from None
         budget: dict[str, Any] = (

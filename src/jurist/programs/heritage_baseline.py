@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jurist.datasets.heritage_kb import KnowledgeBase
-from jurist.errors import JuristError
+from jurist.errors import JuristError, install_hint
 from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPES, ENTITY_LABELS, CustodianType
 from jurist.sentences import split_sentences
 from jurist.signatures.heritage import (
@@ -297,7 +297,7 @@ def require_heritage_extra(module: str) -> Any:
         return importlib.import_module(module)
     except ImportError:
         raise JuristError(
-            f"the heritage baselines need {module.replace('_', '-')}: pip install 'jurist[heritage]'"
+            f"the heritage baselines need {module.replace('_', '-')}: {install_hint('heritage')}"
         ) from None
 
 

@@ -39,6 +39,7 @@ import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text
 from jurist.datasets.pairwise import COMPARISON_COLUMNS
+from jurist.errors import install_hint
 from jurist.metrics.choice_readings import RULE_NAMES, ChoiceReadings
 from jurist.metrics.pairwise import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
 from jurist.report.markdown import fmt, table
@@ -596,7 +597,7 @@ def write_record_table(
             )
         elif kind == "xlsx":
             if not _xlsx_available():
-                raise ImportError("writing XLSX needs openpyxl: pip install 'jurist[xlsx]'")
+                raise ImportError("writing XLSX needs openpyxl: " + install_hint("xlsx"))
             atomic_write(path, lambda tmp: records.to_excel(tmp, index=False))
         elif kind == "parquet":
             atomic_write(path, lambda tmp: records.to_parquet(tmp, index=False))

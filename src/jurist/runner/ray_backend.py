@@ -38,7 +38,7 @@ from typing import Any
 
 import cloudpickle
 
-from jurist.errors import ConfigError, JuristError, WorkerLostError
+from jurist.errors import ConfigError, JuristError, WorkerLostError, install_hint
 from jurist.judges.judge import Judge
 from jurist.runner.scale import JudgeRecipe, check_fingerprint
 from jurist.runner.store import ResultWriter
@@ -59,7 +59,7 @@ def _import_ray() -> Any:
         import ray
     except ImportError:
         raise ConfigError(
-            'the Ray backend needs Ray: pip install "jurist[ray]" (or judge with --backend local)',
+            f"the Ray backend needs Ray: {install_hint('ray')} (or judge with --backend local)",
             field="backend",
         ) from None
     return ray

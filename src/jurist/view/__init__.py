@@ -10,11 +10,11 @@ and :mod:`jurist.view.server` need it (``pip install "jurist[view]"``).
 
 from __future__ import annotations
 
-from jurist.errors import ConfigError
+from jurist.errors import ConfigError, install_hint
 
 __all__ = ["VIEW_EXTRA", "require_view_extra"]
 
-VIEW_EXTRA = 'pip install "jurist[view]"'
+VIEW_EXTRA = install_hint("view")
 """How to install what the web app needs."""
 
 
