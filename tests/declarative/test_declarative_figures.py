@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from figure_checks import by_title, check_figures
-from jurist.errors import ConfigError
+from jurist.errors import ConfigError, InputError
 from jurist.judges.config import load_config
 from jurist.report.jsonout import dumps
 from jurist.report.review import LabelSpec
@@ -203,7 +203,9 @@ def test_data_without_gold_exports_the_labelled_rows_with_their_ids(tmp_path: Pa
     source.drop(columns=["custodian_type", "id"]).to_csv(unlabelled, index=False)
     spec = task.spec.model_copy(update={"id": None})
     positional = type(task)(spec, EXAMPLES / "heritage-custodian-type" / "task.yaml")
-    dataset = positional.read(unlabelled, options)
+    with pytest.raises(InputError, match="no row has the gold column 'custodian_type'"):
+        positional.read(unlabelled, options)
+    dataset = positional.read(unlabelled, task.options({"no_gold": True}))  # --no-gold
     assert [row.id for row in dataset.rows[:3]] == ["1", "2", "3"] and dataset.rows[0].gold is None
     rows = positional.gold_rows(dataset, {"2": "M", "5": "L"}, options)
     assert [(row["id"], row["custodian_type"], row["text"]) for row in rows] == [

@@ -119,7 +119,7 @@ def test_score_task_judge_score_calibrate_optimize_and_rerun(tmp_path, config, m
     raw = next(r for r in results if r["id"] == "r5")["raw"]
     assert raw and "9" in raw[0]
     figures = summary["agreement"]
-    assert summary["gold"] == {"column": "human", "rows": 6, "scored": 5, "not_scored": 1}
+    assert summary["gold"] == {"column": "human", "rows": 6, "scored": 5, "not_scored": 1, "normalised": 0}
     assert figures["mae"] == pytest.approx(3 / 5)
     assert figures["rmse"] == pytest.approx((5 / 5) ** 0.5)
     assert figures["exact_agreement"] == pytest.approx(3 / 5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from jurist import verbs
 from jurist.errors import ConfigError, InputError
 from jurist.tasks.declarative import load_task_file
 from jurist.tasks.declarative.verdicts import check_verdict, parse_gold
+from support import run_cli
 
 GOOD = """\
 name: helpfulness
@@ -129,7 +131,7 @@ def test_a_bad_gold_value_names_its_row(tmp_path):
 def test_a_task_without_baseline_asks_for_a_config(tmp_path):
     task = write(tmp_path, GOOD.split("baseline:")[0])
     data = tmp_path / "data.jsonl"
-    data.write_text('{"prompt": "q", "response": "a"}\n', encoding="utf-8")
+    data.write_text('{"prompt": "q", "response": "a", "human": 3}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="--config") as caught:
         verbs.judge(task, data, out=tmp_path / "run", progress=False)
     assert "no offline baseline" in str(caught.value)
@@ -227,3 +229,50 @@ def test_yes_and_no_stay_booleans_for_a_yes_no_task(tmp_path):
         write(tmp_path, YES_NO_TASK.replace("[yes, no, partly]", "['yes', 'no', partly]"), "q.yaml")
     )
     assert quoted.spec.output.labels == ["yes", "no", "partly"]
+
+
+def test_every_bad_gold_value_is_reported_at_once(tmp_path):
+    task = write(tmp_path, GOOD)
+    data = tmp_path / "data.csv"
+    data.write_text(
+        "prompt,response,human\nq,a,4\nq2,b,seven\nq3,c,3\nq4,d,9\nq5,e,\nq6,f,x\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError) as caught:
+        verbs.judge(task, data, out=tmp_path / "run", progress=False)
+    message = str(caught.value)
+    assert caught.value.line == 3 and caught.value.field == "human"
+    assert "3 rows have a bad gold value" in message
+    assert "line 5: expected a number from 1 to 5, got '9'" in message and "line 7:" in message
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_gold_column_no_row_has_is_an_error_listing_the_columns(tmp_path, capsys):
+    """A misspelt `gold:` column stops judge and score (exit 2) naming the columns there are;
+    `--no-gold` judges anyway, with no agreement figures; nothing is left behind."""
+    task = write(tmp_path, GOOD.replace("gold: human", "gold: humn"))
+    data = tmp_path / "data.csv"
+    data.write_text("prompt,response,human\nq,a,4\nq2,I don't know,1\n", encoding="utf-8")
+    out = tmp_path / "run"
+    assert run_cli(["judge", str(task), str(data), "--out", str(out), "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert "gold column 'humn'" in error and "prompt, response, human" in error and "--no-gold" in error
+    assert not out.exists()
+    assert run_cli(["judge", str(task), str(data), "--out", str(out), "--no-progress", "--no-gold"]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert "agreement" not in summary and summary["ok"] == 2
+    capsys.readouterr()
+    assert run_cli(["score", str(task), str(out), "--gold", str(data)]) == 2
+    assert "gold column 'humn'" in capsys.readouterr().err
+
+
+def test_gold_labels_differing_only_in_case_or_space_are_read_and_counted(tmp_path):
+    task = write(tmp_path, YES_NO_TASK)
+    data = tmp_path / "replies.csv"
+    data.write_text(
+        'question,reply,human\nOpen?,Yes it is,"  Yes "\nWhen?,no idea,NO\nWhy?,maybe later,partly\n',
+        encoding="utf-8",
+    )
+    run = verbs.judge(task, data, out=tmp_path / "run", progress=False)
+    assert run.summary["gold"]["normalised"] == 2
+    assert run.summary["agreement"]["accuracy"] == pytest.approx(1.0)
+    assert list(run["gold"]) == ["yes", "no", "partly"]

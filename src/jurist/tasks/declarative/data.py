@@ -19,7 +19,7 @@ from jurist.errors import InputError
 from jurist.runner import Item
 from jurist.safe_load import QUOTE_LIMIT, clip, quote
 from jurist.tasks.declarative.spec import TaskFile
-from jurist.tasks.declarative.verdicts import parse_gold
+from jurist.tasks.declarative.verdicts import read_gold_value
 
 __all__ = [
     "DeclarativeDataset",
@@ -42,6 +42,9 @@ class Row:
     line: int
     inputs: dict[str, str]
     gold: Any = None
+    gold_given: str | None = None
+    """The gold cell as written when it was read as a listed label written with another
+    letter case or surrounding space (``None`` otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ def rows_from_records(
     *,
     need_gold: bool = False,
     need_inputs: bool = True,
+    gold: bool = True,
 ) -> list[Row]:
     """Validate records into rows.
 
@@ -99,17 +103,26 @@ def rows_from_records(
         path: The file, for messages.
         need_gold: Raise on a row without a gold verdict (few-shot examples).
         need_inputs: Raise on a missing input column (else the row keeps the inputs it has).
+        gold: Read the task's gold column (``False``: judge without gold, ``--no-gold``).
 
     Raises:
-        InputError: A missing input column or id, a duplicate id, or a bad gold value
-            (naming file, line and field).
+        InputError: A missing input column or id, or a duplicate id (naming file, line and
+            field); bad gold values (all of them at once, the first one's line named); or a
+            gold column the task names that no row has (the message lists the columns).
     """
     rows: list[Row] = []
     seen: dict[str, int] = {}
     id_column: str | None = None
+    gold_column = spec.gold if gold else None
+    gold_seen = False
+    columns: dict[str, None] = {}
+    bad_gold: list[tuple[int, str]] = []
     for position, (line, record) in enumerate(records, start=1):
         if position == 1:
             id_column = _id_column(spec, record)
+        if gold_column is not None and not gold_seen:
+            gold_seen = gold_column in record
+            columns.update(dict.fromkeys(record))
         inputs: dict[str, str] = {}
         for name, column in spec.columns.items():
             value = record[column] if column in record else record.get(name)
@@ -139,28 +152,48 @@ def rows_from_records(
                 field=id_column or "id",
             )
         seen[row_id] = line
-        gold = None
-        if spec.gold is not None:
+        value, given = None, None
+        if gold_column is not None:
             try:
-                gold = parse_gold(spec.output, record.get(spec.gold))
+                value, given = read_gold_value(spec.output, record.get(gold_column))
             except ValueError as exc:  # the message quotes the cell: at most a few hundred characters
-                raise InputError(
-                    clip(str(exc), 2 * QUOTE_LIMIT), path=path, line=line, field=spec.gold
-                ) from None
-            if gold is None and need_gold:
-                raise InputError("an example needs a gold verdict", path=path, line=line, field=spec.gold)
-        rows.append(Row(id=row_id, line=line, inputs=inputs, gold=gold))
+                bad_gold.append((line, clip(str(exc), 2 * QUOTE_LIMIT)))
+                continue
+            if value is None and need_gold:
+                raise InputError("an example needs a gold verdict", path=path, line=line, field=gold_column)
+        rows.append(Row(id=row_id, line=line, inputs=inputs, gold=value, gold_given=given))
+    if gold_column is not None and rows and not gold_seen and not bad_gold:
+        raise InputError(
+            f"no row has the gold column {quote(gold_column)} that the task names; the data's columns: "
+            f"{', '.join(columns)}. Fix 'gold:' in the task file, or judge without gold: --no-gold",
+            path=path,
+            field=gold_column,
+        )
+    if bad_gold:
+        raise _bad_gold_error(bad_gold, path, gold_column or "gold")
     return rows
 
 
-def read_rows(spec: TaskFile, path: str | Path) -> DeclarativeDataset:
-    """Read and validate a data file (``sample:NAME`` allowed).
+def _bad_gold_error(bad: list[tuple[int, str]], path: str | Path, column: str, shown: int = 5) -> InputError:
+    """One error for every bad gold value of a file: the first one's line and message, then
+    how many more and on which lines (a few with their messages)."""
+    (line, message), rest = bad[0], bad[1:]
+    if rest:
+        listed = "; ".join(f"line {other}: {text}" for other, text in rest[:shown])
+        more = f"; and {len(rest) - shown} more" if len(rest) > shown else ""
+        message = f"{message} ({len(bad)} rows have a bad gold value; also {listed}{more})"
+    return InputError(clip(message, 4 * QUOTE_LIMIT), path=path, line=line, field=column)
+
+
+def read_rows(spec: TaskFile, path: str | Path, *, gold: bool = True) -> DeclarativeDataset:
+    """Read and validate a data file (``sample:NAME`` allowed); ``gold=False`` ignores the
+    task's gold column.
 
     Raises:
         InputError: See :func:`rows_from_records`; or the file holds no row.
     """
     file = resolve_input(path)
-    rows = rows_from_records(spec, iter_records(file), file)
+    rows = rows_from_records(spec, iter_records(file), file, gold=gold)
     if not rows:
         raise InputError("the data file holds no row", path=file)
     return DeclarativeDataset(path=file, rows=rows, pairwise=spec.kind == "pairwise")

@@ -158,6 +158,8 @@ def summarize_items(
         "rows": len(gold_rows),
         "scored": len(matched),
         "not_scored": len(gold_rows) - len(matched),
+        # Gold labels read as a listed label written with another case or spacing.
+        "normalised": sum(row.gold_given is not None for row in gold_rows.values()),
     }
     confidence = [item[1] for _, item in matched] if spec.output.confidence else None
     figures, table = gold_agreement(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from jurist.datasets.io import iter_records
 from jurist.errors import ConfigError
@@ -77,6 +77,26 @@ METRICS: dict[str, dict[str, str]] = {
 }
 
 
+class DeclarativeOptions(BaseModel):
+    """The options of every YAML task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    no_gold: bool = Field(
+        default=False,
+        description="judge data without the gold column the task names (no agreement figures)",
+    )
+
+
+def _reads_gold(options: BaseModel) -> bool:
+    return not getattr(options, "no_gold", False)
+
+
+def _scored_spec(spec: TaskFile, options: BaseModel) -> TaskFile:
+    """The task file scoring reads: without its gold column under ``--no-gold``."""
+    return spec if _reads_gold(options) or spec.gold is None else spec.model_copy(update={"gold": None})
+
+
 class DeclarativeTask(Task):
     """A task defined by a YAML file, or by the same keys as a dict (see ``docs/tasks.md``).
 
@@ -89,6 +109,8 @@ class DeclarativeTask(Task):
         source: Where the task comes from (the file's path: relative ``examples`` paths are
             read from its folder).
     """
+
+    Options = DeclarativeOptions
 
     def __init__(self, spec: TaskFile | dict[str, Any], source: str | Path = "python") -> None:
         self.spec = spec if isinstance(spec, TaskFile) else validate_task(spec, path=str(source))
@@ -104,7 +126,7 @@ class DeclarativeTask(Task):
     # ------------------------------------------------------------------ reading
 
     def read(self, path: str | Path, options: BaseModel) -> DeclarativeDataset:
-        return read_rows(self.spec, path)
+        return read_rows(self.spec, path, gold=_reads_gold(options))
 
     def items(self, dataset: DeclarativeDataset, options: BaseModel) -> Iterable[Item]:
         for row in dataset.rows:
@@ -189,7 +211,7 @@ class DeclarativeTask(Task):
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         from jurist.tasks.declarative.scoring import summarize_items
 
-        summary, _ = summarize_items(self.spec, items, gold)
+        summary, _ = summarize_items(_scored_spec(self.spec, options), items, gold)
         return summary
 
     def report(self, scores: Scores) -> str:
@@ -217,10 +239,11 @@ class DeclarativeTask(Task):
             if len(run) != 1:
                 raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
             run = run[0]
+        spec = _scored_spec(self.spec, options)
         scores = super().score(run, options, gold=gold, write=False)
-        scores.items = gold_columns(self.spec, scores.items, gold)
-        if self.spec.kind == "pairwise":
-            rows = read_gold(self.spec, gold, every_row=True) if gold is not None else None
+        scores.items = gold_columns(spec, scores.items, gold)
+        if spec.kind == "pairwise":
+            rows = read_gold(spec, gold, every_row=True) if gold is not None else None
             scores.extra["pairs"] = pairs_table(scores.items, rows)
         scores.summary = json_ready(scores.summary)
         path = Path(run)

@@ -28,6 +28,7 @@ __all__ = [
     "check_verdict",
     "normalised_verdict",
     "parse_gold",
+    "read_gold_value",
     "verdict_text",
 ]
 
@@ -167,19 +168,7 @@ def parse_gold(output: OutputSpec, value: Any) -> Any:
     if kind == "label":
         return check_verdict(output, str(value).strip() if not isinstance(value, str) else value.strip())
     if kind == "labels":
-        items: Any = value
-        if hasattr(items, "tolist"):
-            items = items.tolist()
-        if isinstance(items, str):
-            text = items.strip()
-            items = (
-                loads_json(text)
-                if text.startswith("[")
-                else [p.strip() for p in text.split(",") if p.strip()]
-            )
-        if not isinstance(items, list):
-            raise ValueError(f"expected a list of labels, got {quote(value)}")
-        return check_verdict(output, [str(item).strip() for item in items])
+        return check_verdict(output, _gold_labels(value))
     if kind == "bool":
         if isinstance(value, bool):
             return value
@@ -195,6 +184,47 @@ def parse_gold(output: OutputSpec, value: Any) -> Any:
     if choice is None:
         raise ValueError(f"expected A, B or tie (or 1, 2, 0), got {quote(value)}")
     return choice
+
+
+def _gold_labels(value: Any) -> list[str]:
+    """A labels gold cell as its list of labels: a list, a JSON list or comma-separated text."""
+    items: Any = value
+    if hasattr(items, "tolist"):
+        items = items.tolist()
+    if isinstance(items, str):
+        text = items.strip()
+        items = (
+            loads_json(text) if text.startswith("[") else [p.strip() for p in text.split(",") if p.strip()]
+        )
+    if not isinstance(items, list):
+        raise ValueError(f"expected a list of labels, got {quote(value)}")
+    return [str(item).strip() for item in items]
+
+
+def read_gold_value(output: OutputSpec, value: Any) -> tuple[Any, str | None]:
+    """``(gold, given)``: a gold cell as :func:`parse_gold` reads it, except that a label (or
+    each label of a list) written with only a different letter case or surrounding space than
+    a listed one is the listed label, and ``given`` is the cell as written (``None`` when
+    nothing was normalised), so the reading is counted, never silent.
+
+    Raises:
+        ValueError: As :func:`parse_gold`.
+    """
+    if output.kind not in ("label", "labels") or _missing(value):
+        return parse_gold(output, value), None
+    labels = output.labels or []
+    try:
+        return parse_gold(output, value), None
+    except ValueError:
+        if output.kind == "label":
+            listed = listed_label(str(value), labels)
+            if listed is None:
+                raise
+            return listed, str(value)
+        mapped = [
+            item if item in labels else (listed_label(item, labels) or item) for item in _gold_labels(value)
+        ]
+        return check_verdict(output, mapped), str(value)
 
 
 def verdict_text(value: Any) -> str:
