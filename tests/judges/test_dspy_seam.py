@@ -272,3 +272,42 @@ def test_a_dry_run_on_the_public_path_says_it_did_not_read_the_cache(server, tmp
     dspy_seam.recheck()
     row = jurist.estimate("ragbench", data, config, out=tmp_path / "run").table.iloc[0]
     assert (row["cached"], row["calls"]) == (2, 0) and row["cost"] is not None
+
+
+PUBLIC_NAMES = (
+    dspy_seam.PrivateName(
+        "dspy", "LM.acall", dspy_seam.Shape(("self", "prompt"), ("messages",), var_keywords=True)
+    ),
+    dspy_seam.PrivateName("dspy", "LM.update_history", dspy_seam.Shape(("self", "entry"))),
+    dspy_seam.PrivateName(
+        "dspy.clients", "Cache.get", dspy_seam.Shape(("self", "request", "ignored_args_for_cache_key"))
+    ),
+    dspy_seam.PrivateName(
+        "dspy.clients",
+        "Cache.put",
+        dspy_seam.Shape(("self", "request", "value", "ignored_args_for_cache_key", "enable_memory_cache")),
+    ),
+    dspy_seam.PrivateName(
+        "dspy.clients", "Cache.cache_key", dspy_seam.Shape(("self", "request", "ignored_args_for_cache_key"))
+    ),
+)
+"""The public DSPy names jurist's LM and cache override or call on either path."""
+
+
+@pytest.mark.parametrize("name", PUBLIC_NAMES, ids=str)
+def test_each_public_name_both_paths_rely_on_keeps_its_call_shape(name):
+    problem = dspy_seam.name_problem(name)
+    assert problem is None, f"jurist's LM and cache rely on {name}: {problem}"
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[], ["one"], ["a", "b"], ["line\nbreak", "«quoted»", "plain"], ["tail\n"]],
+    ids=["empty", "one", "two", "breaks-and-guillemets", "trailing-break"],
+)
+def test_a_list_for_a_text_field_is_written_as_dspy_writes_it(values):
+    from dspy.adapters.utils import _format_input_list_field_value
+
+    from jurist.judges.adapters import _numbered_list
+
+    assert _numbered_list(values) == _format_input_list_field_value(values)

@@ -9,9 +9,10 @@ them against the installed DSPy.
 **Which path.** :func:`fast_path` decides once per process. The fast path is taken when the
 installed DSPy is of the release series it was written for (:data:`WRITTEN_FOR`, 3.4.x)
 and every name of :data:`PRIVATE_NAMES` exists with its call shape, unless the environment
-variable ``JURIST_DSPY_FAST_PATH`` is ``0``. Otherwise one warning line names the installed
-and the expected version, no private name is used, and every call goes through DSPy's public
-``dspy.LM.acall`` (:class:`jurist.judges.lm.JudgeLM` makes it).
+variable ``JURIST_DSPY_FAST_PATH`` is ``0``. Otherwise no private name is used, every call
+goes through DSPy's public ``dspy.LM.acall`` (:class:`jurist.judges.lm.JudgeLM` makes it),
+and, unless the variable asked for it, one warning line names the installed and the
+expected version.
 
 On DSPy's public path the same things hold: the same prompts, replies and verdicts; the
 same response-cache entries (DSPy reads and writes them through ``dspy.cache``, which is
@@ -82,12 +83,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import dspy
-from dspy.lm15 import LM15Error, Request, RouterConfig, StreamAssemblyError, UnsupportedFeatureError
-from dspy.utils.exceptions import LMUnsupportedFeatureError
 
 from jurist.judges.limits import prompt_estimate
 
-# The private names (checked by fast_path() before any is used; see PRIVATE_NAMES).
+# What the fast path uses: the private names (checked by fast_path() before any is used; see
+# PRIVATE_NAMES), and the public ones only it needs, so that a DSPy without them still imports.
 try:
     from dspy.clients import execution as dspy_execution
     from dspy.clients.backend_selection import CLIENT_KEYS, BackendSelection, select_backend
@@ -99,6 +99,8 @@ try:
     from dspy.clients.engines.lm15_engine import AsyncLM15Engine, LM15Engine, timeouts_for
     from dspy.clients.errors import error_boundary
     from dspy.clients.model_metadata import model_info
+    from dspy.lm15 import LM15Error, Request, RouterConfig, StreamAssemblyError, UnsupportedFeatureError
+    from dspy.utils.exceptions import LMUnsupportedFeatureError
 except ImportError as exc:  # another DSPy: fast_path() says so and nothing below is used
     _import_problem: str | None = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 else:
