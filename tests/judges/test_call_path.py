@@ -1,4 +1,4 @@
-"""A judge's LM call on one event loop (jurist.judges.calls) is the call DSPy makes: the same
+"""A judge's LM call on one event loop (jurist.judges.dspy_seam) is the call DSPy makes: the same
 cache entries both ways, the same price, DSPy's path for what it does not cover, and no worker
 thread per item."""
 
@@ -13,7 +13,7 @@ import pytest
 from dspy.clients import execution as dspy_execution
 from dspy.utils.callback import BaseCallback
 
-from jurist.judges import calls
+from jurist.judges import dspy_seam as calls
 from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import build_lm, cache_salt, metering
 from jurist.runner import call_blocking

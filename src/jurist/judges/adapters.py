@@ -59,7 +59,8 @@ item with pydantic output types:
 - the pydantic ``TypeAdapter`` that turns a value into JSON, or a field of the reply into
   its type, is built once per type (DSPy builds one per value, about seven per item);
 - the model's capabilities (which DSPy resolves in a worker thread on every call) are
-  looked up once per LM settings (:func:`jurist.judges.calls.known_capabilities`).
+  looked up once per LM settings on jurist's fast call path
+  (:func:`jurist.judges.dspy_seam.with_known_capabilities`).
 
 The values and the parse results are the same as DSPy's (its ``format_field_value`` and
 ``parse_value``, whose rules are followed here), except where the rules above refuse a
@@ -70,6 +71,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import inspect
 import json
 import re
 import sys
@@ -82,17 +84,11 @@ import dspy
 import json_repair  # DSPy's own dependency, used by its parsers
 import pydantic
 from dspy.adapters.types.base_type import Type as DspyType
-from dspy.adapters.utils import (
-    _annotation_is_subclass,
-    _format_input_list_field_value,
-    apply_output_field_defaults,
-    find_enum_member,
-)
-from dspy.clients.capabilities import _planning, planning_scope
+from dspy.adapters.utils import apply_output_field_defaults, find_enum_member
 from dspy.utils.exceptions import AdapterParseError
 from pydantic import TypeAdapter
 
-from jurist.judges.calls import known_capabilities
+from jurist.judges.dspy_seam import with_known_capabilities
 from jurist.judges.literals import (
     DuplicateKey,
     FormError,
@@ -208,11 +204,29 @@ def _field_text(info: Any, value: Any) -> str:
     """DSPy's ``format_field_value`` (as text): a list for a ``str`` field as a numbered list,
     JSON for dicts and lists, the value's text otherwise."""
     if isinstance(value, list) and info.annotation is str:
-        return _format_input_list_field_value(value)
+        return _numbered_list(value)
     jsonable = _jsonable(value)
     if isinstance(jsonable, dict | list):
         return json.dumps(jsonable, ensure_ascii=False)
     return str(jsonable)
+
+
+def _numbered_list(values: list[Any]) -> str:
+    """A list given for a ``str`` field, as DSPy 3.4 writes it: ``N/A`` when empty, one quoted
+    text alone, otherwise one ``[i] `` line per text; each text in ``«...»``, or, when it
+    holds a line break or a guillemet, in ``«««`` ... ``»»»`` lines with its lines indented."""
+    if not values:
+        return "N/A"
+    if len(values) == 1:
+        return _quoted_text(values[0])
+    return "\n".join(f"[{index}] {_quoted_text(value)}" for index, value in enumerate(values, start=1))
+
+
+def _quoted_text(text: str) -> str:
+    if "\n" not in text and "«" not in text and "»" not in text:
+        return f"«{text}»"
+    indented = text.replace("\n", "\n    ")
+    return f"«««\n    {indented}\n»»»"
 
 
 def _escaped_value(info: Any, value: Any) -> str:
@@ -250,7 +264,7 @@ def _dspy_value(value: Any, annotation: Any) -> Any:
     try:
         return _type_adapter(annotation).validate_python(candidate)
     except pydantic.ValidationError as exc:
-        if _annotation_is_subclass(annotation, DspyType):
+        if inspect.isclass(annotation) and issubclass(annotation, DspyType):
             try:
                 return _type_adapter(annotation).validate_python(value)
             except pydantic.ValidationError:
@@ -424,15 +438,13 @@ class _JuristFormatting:
         demos: list[dict[str, Any]],
         inputs: dict[str, Any],
     ) -> list[dict[str, Any]]:
-        # DSPy opens a capability-planning scope for (lm, lm_kwargs) and resolves the model's
-        # capabilities in a worker thread on every call. The scope opened here is the one
-        # DSPy's adapters reuse (same lm, same kwargs object), filled with the remembered
-        # capabilities, so DSPy finds them and resolves nothing.
-        with planning_scope(lm, lm_kwargs):
-            scope = _planning.get()
-            if scope is not None and scope.value is None:
-                scope.value = await known_capabilities(lm, lm_kwargs)
-            return await super().acall(lm, lm_kwargs, signature, demos, inputs)  # type: ignore[misc,no-any-return]
+        # The model's capabilities, remembered per LM settings on the fast call path.
+        parent = super()
+        return await with_known_capabilities(
+            lm,
+            lm_kwargs,
+            lambda: parent.acall(lm, lm_kwargs, signature, demos, inputs),  # type: ignore[attr-defined]
+        )
 
     def format_system_message(self, signature: type[dspy.Signature]) -> str:
         return self._system_messages.get(signature, super().format_system_message)  # type: ignore[misc]

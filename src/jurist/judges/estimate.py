@@ -5,7 +5,10 @@ adapter and asynchronous path) up to its first LM call, which is stopped before 
 happens (:func:`jurist.judges.lm.probing`). That call's messages are counted with the
 model's tokenizer (:mod:`jurist.judges.tokens`), and the response cache is read (never
 written) under the key the real call would use: a cached call will cost nothing, and its
-stored answer tells how long the model's answers are.
+stored answer tells how long the model's answers are. On DSPy's public call path
+(:func:`jurist.judges.dspy_seam.fast_path` is false) the cache cannot be read without
+calling, so it is not read: each call's :attr:`CallEstimate.cache_read` is false and it
+counts as sent.
 
 A program that makes several LM calls per item is counted by its first call (every
 built-in task makes one). A re-ask after an unparseable answer is not foreseen.
@@ -19,7 +22,7 @@ from typing import Any
 
 import dspy
 
-from jurist.judges import calls
+from jurist.judges import dspy_seam
 from jurist.judges.judge import LLMJudge
 from jurist.judges.lm import JudgeLM, probing
 from jurist.judges.tokens import Tokenizer
@@ -35,11 +38,14 @@ class CallEstimate:
         prompt_tokens: The tokens of its messages.
         cached: Whether the response cache answers it (no provider call, no cost).
         completion_tokens: The tokens of the cached answer (``None`` when not cached).
+        cache_read: Whether the cache was read (``False`` on DSPy's public call path, which
+            has no read-only lookup: ``cached`` is then ``False`` whatever the cache holds).
     """
 
     prompt_tokens: int
     cached: bool
     completion_tokens: int | None = None
+    cache_read: bool = True
 
 
 class _Stopped(BaseException):
@@ -63,7 +69,9 @@ def _text(output: Any) -> str:
 def _estimate(stopped: _Stopped, tokenizer: Tokenizer) -> CallEstimate:
     messages = stopped.messages or [{"role": "user", "content": str(stopped.prompt or "")}]
     prompt_tokens = tokenizer.count_messages(messages)
-    outputs = calls.cached_outputs(stopped.lm, stopped.prompt, stopped.messages, stopped.kwargs)
+    if not dspy_seam.fast_path():
+        return CallEstimate(prompt_tokens=prompt_tokens, cached=False, cache_read=False)
+    outputs = dspy_seam.cached_outputs(stopped.lm, stopped.prompt, stopped.messages, stopped.kwargs)
     if not outputs:
         return CallEstimate(prompt_tokens=prompt_tokens, cached=False)
     return CallEstimate(

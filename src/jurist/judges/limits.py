@@ -21,7 +21,7 @@ model and account, not per judge). It holds:
 Retries (:mod:`jurist.judges.retry`) are requests too: each attempt waits for its turn,
 and the wait between attempts is spent outside the in-flight count. Answers served from
 the response cache pass none of this. A call that jurist does not make itself (one that
-:func:`jurist.judges.calls.covered` leaves to DSPy, and every synchronous call) is limited
+:func:`jurist.judges.dspy_seam.covered` leaves to DSPy, and every synchronous call) is limited
 by rpm and tpm around the whole call, so a cached answer there also takes a turn; the
 adaptive concurrency applies to asynchronous calls only.
 

@@ -63,11 +63,10 @@ from pathlib import Path
 from typing import Any
 
 import dspy
-from dspy.clients.cache import Cache
-from dspy.clients.execution import IGNORED_CACHE_KEYS
+from dspy.clients import Cache
 
 from jurist.errors import ConfigError, FatalProviderError
-from jurist.judges import calls
+from jurist.judges import dspy_seam
 from jurist.judges.config import LM15_USERINFO, JudgeConfig
 from jurist.judges.limits import ModelLimits, limits_for, prompt_estimate
 from jurist.judges.retry import ProviderProblem, reached_provider
@@ -313,15 +312,19 @@ class JudgeLM(dspy.LM):
     from there into the item's result. A call that fails is counted too when its request
     reached the provider, so the meter's ``calls`` equal the requests the provider received.
 
-    An async call is made on the caller's event loop by :mod:`jurist.judges.calls` (DSPy's
+    An async call is made on the caller's event loop by :mod:`jurist.judges.dspy_seam` (DSPy's
     own parts, without its worker-thread hops and per-call lookups) when that module covers
-    it, and by DSPy otherwise; both read and write the same cache entries.
+    it, and by DSPy's public ``acall`` otherwise; both read and write the same cache entries
+    and report the call to :meth:`update_history`.
     """
 
     rate_limits: ModelLimits | None = None
     """The model's rate limits and adaptive in-flight cap (set by :func:`build_lm`)."""
 
     def update_history(self, entry: dict[str, Any]) -> None:
+        reported = _reported.get()
+        if reported is not None:
+            reported.append(entry)
         meter = _meter.get()
         if meter is not None:
             start = _call_start.get()
@@ -349,17 +352,43 @@ class JudgeLM(dspy.LM):
         start = time.perf_counter()
         token = _call_start.set(start)
         try:
-            if calls.covered(self, prompt, messages, kwargs):
-                return await calls.acomplete(self, prompt, messages, kwargs)
-            if self.rate_limits is None:
-                return await super().acall(prompt, messages=messages, **kwargs)
-            async with self.rate_limits.request(prompt_estimate(messages, prompt)):
-                return await super().acall(prompt, messages=messages, **kwargs)
+            if dspy_seam.covered(self, prompt, messages, kwargs):
+                return await dspy_seam.acomplete(self, prompt, messages, kwargs)
+            return await self._public_acall(prompt, messages, kwargs)
         except Exception as exc:
             _record_failure(exc, (prompt,), {"messages": messages}, start)
             raise
         finally:
             _call_start.reset(token)
+
+    async def _public_acall(self, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> Any:
+        """DSPy's public ``acall``, under the LM's rate limits (the ``tpm`` reservation settled
+        with the tokens DSPy reports). DSPy reports the call to :meth:`update_history` even
+        where its history is turned off (``disable_history``), so the meter sees every call."""
+        reported: list[dict[str, Any]] = []
+        token = _reported.set(reported)
+        try:
+            with dspy.context(disable_history=False) if settings_disable_history() else nullcontext():
+                if self.rate_limits is None:
+                    return await super().acall(prompt, messages=messages, **kwargs)
+                async with self.rate_limits.request(prompt_estimate(messages, prompt)) as turn:
+                    outputs = await super().acall(prompt, messages=messages, **kwargs)
+                    if reported:
+                        turn.usage(reported[-1].get("usage"))
+                    return outputs
+        finally:
+            _reported.reset(token)
+
+
+_reported: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar(
+    "jurist_reported_calls", default=None
+)
+"""The history entries DSPy reports during one public call (:meth:`JudgeLM._public_acall`)."""
+
+
+def settings_disable_history() -> bool:
+    """Whether DSPy's history is turned off here (``dspy.configure(disable_history=True)``)."""
+    return bool(dspy.settings.get("disable_history", False))
 
 
 def _record_failure(exc: BaseException, args: tuple[Any, ...], kwargs: dict[str, Any], start: float) -> None:
@@ -487,11 +516,12 @@ class JuristCache(Cache):
                 request["extra_headers"] = kept
         return super().cache_key(request, ignored_args_for_cache_key)
 
-    def key_of(self, request: dict[str, Any]) -> str | None:
-        """The key DSPy stores ``request``'s answer under (``api_key``, ``api_base`` and
-        ``base_url`` ignored, as DSPy ignores them), or ``None`` if it cannot be keyed."""
+    def key_of(self, request: dict[str, Any], ignored: list[str]) -> str | None:
+        """The key DSPy stores ``request``'s answer under (the arguments ``ignored`` left out,
+        as DSPy leaves out ``api_key``, ``api_base`` and ``base_url``), or ``None`` if it
+        cannot be keyed."""
         try:
-            return self.cache_key(request, IGNORED_CACHE_KEYS)
+            return self.cache_key(request, ignored)
         except Exception:
             return None  # DSPy neither reads nor writes a request it cannot key
 
@@ -508,7 +538,7 @@ class JuristCache(Cache):
                 return value
         if not self.enable_disk_cache:
             return None
-        from dspy.clients.disk_serialization import DeserializationError
+        from jurist.judges.dspy_seam import DeserializationError  # read only on the fast path
 
         try:
             return self.disk_cache.get(key)

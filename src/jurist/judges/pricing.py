@@ -1,10 +1,12 @@
 """A model's price per token, read from the same offline price table jurist bills calls with.
 
-A judged call is priced by DSPy's estimate (:mod:`jurist.judges.calls`), which reads DSPy's
-bundled copy of LiteLLM's price map; nothing is fetched from the network. This module reads
-the prompt and completion rates of a judge's model from that table, so a cost estimate
+A judged call is priced by DSPy's estimate (:mod:`jurist.judges.dspy_seam`), which reads
+DSPy's bundled copy of LiteLLM's price map; nothing is fetched from the network. This module
+reads the prompt and completion rates of a judge's model from that table, so a cost estimate
 (``jurist judge --dry-run``) and a cost limit (``--max-cost``) use the prices the run is
-billed at. A model the table does not know has no price: its cost is unknown, never 0.
+billed at. A model the table does not know has no price: its cost is unknown, never 0. On
+DSPy's public call path (:func:`jurist.judges.dspy_seam.fast_path` is false) the table is
+not read and no model has a price (:func:`unpriced_reason` says so).
 """
 
 from __future__ import annotations
@@ -12,11 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dspy.clients.model_metadata import model_info
+from jurist.judges import dspy_seam
 
-from jurist.judges import calls
-
-__all__ = ["TokenPrice", "token_price"]
+__all__ = ["TokenPrice", "token_price", "unpriced_reason"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def token_price(lm: Any) -> TokenPrice | None:
     """
     candidates: list[tuple[str, str]] = []
     try:
-        route = calls._route(lm)
+        route = dspy_seam.route(lm)
     except Exception:
         route = None
     if route is not None:
@@ -63,8 +63,18 @@ def token_price(lm: Any) -> TokenPrice | None:
     prefix, sep, name = str(lm.model).partition("/")
     candidates.append((prefix, name) if sep else ("openai", prefix))
     for provider, model in candidates:
-        info = model_info(provider, model)
+        info = dspy_seam.price_info(provider, model)
         prompt, completion = _rate(info, "input_cost_per_token"), _rate(info, "output_cost_per_token")
         if prompt is not None and completion is not None:
             return TokenPrice(provider=provider, model=model, prompt=prompt, completion=completion)
     return None
+
+
+def unpriced_reason(lm: Any) -> str:
+    """Why :func:`token_price` has no price for ``lm``, in words (for a message)."""
+    if not dspy_seam.fast_path():
+        return (
+            f"no price for model {lm.model!r}: the price table is read only on jurist's fast call path, "
+            f"which DSPy {dspy_seam.installed_version()} does not take"
+        )
+    return f"no price for model {lm.model!r} in the price table"

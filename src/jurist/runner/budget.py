@@ -39,7 +39,7 @@ from typing import Any
 
 from jurist.errors import ConfigError, CostLimitReached
 from jurist.judges.config import JudgeConfig
-from jurist.judges.pricing import token_price
+from jurist.judges.pricing import token_price, unpriced_reason
 from jurist.schemas import ItemResult
 
 __all__ = ["Budget", "CostLimit", "active_limit", "check_priced", "check_priced_configs", "spending_limit"]
@@ -107,7 +107,7 @@ def check_priced(judge: Any) -> None:
     lm = getattr(judge, "lm", None)
     if lm is not None and token_price(lm) is None:
         raise ConfigError(
-            f"no price for model {lm.model!r} in the price table, so a cost limit cannot be kept; "
+            f"{unpriced_reason(lm)}, so a cost limit cannot be kept; "
             "judge without --max-cost (max_cost=), or use a model with a known price",
             field="max_cost",
         )

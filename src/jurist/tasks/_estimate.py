@@ -216,9 +216,11 @@ def _recorded(run_dir: Path) -> _Recorded:
     return found
 
 
-def _describe_price(price: Any, model: str) -> str:
+def _describe_price(price: Any, lm: Any) -> str:
     if price is None:
-        return f"no price for model {model!r}: its cost is unknown"
+        from jurist.judges.pricing import unpriced_reason
+
+        return f"{unpriced_reason(lm)}: its cost is unknown"
     return (
         f"${price.prompt * 1e6:,.2f} / ${price.completion * 1e6:,.2f} per million prompt / completion tokens"
     )
@@ -316,6 +318,8 @@ def judge_row(
         )
         if config.max_tokens is not None and per_call > config.max_tokens:
             per_call, basis = config.max_tokens, f"max_tokens ({config.max_tokens})"
+    if any(not entry.cache_read for entry in calls):
+        basis += "; the response cache was not read (DSPy's public call path): every call counts as sent"
     prompt_tokens = sum(entry.prompt_tokens for entry in paid)
     completion_tokens = round(per_call * len(paid))
     price = token_price(judge.lm)
@@ -333,7 +337,7 @@ def judge_row(
             if price is not None and config.max_tokens is not None
             else None
         ),
-        "price": _describe_price(price, config.model),
+        "price": _describe_price(price, judge.lm),
         "tokenizer": _describe_tokenizer(tokenizer),
     }
 

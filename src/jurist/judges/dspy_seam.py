@@ -1,13 +1,44 @@
-"""One LM call of a judge on the caller's event loop, built from DSPy's own parts.
+"""The one seam between jurist and DSPy's private parts: a fast LM call path, checked against
+the DSPy release it was written for, and DSPy's public call otherwise.
 
-DSPy 3.4 runs an async LM call (``dspy.LM.acall``) through ``dspy.clients.execution``. For
-every call it hands work to worker threads (preparing the request, reading the cache,
-routing to the provider's client, pricing, writing the cache, and, in the adapter, the
-model's capabilities), builds an lm15 router three times to decide the engine and the
-capabilities again, and looks the model's price up in a table of thousands of models (a
-full scan, twice, for a model the table does not know). In a batch every call has the same
-LM settings, so all of that gives the same answer every time; measured on two cores it cost
-ten times the CPU of the HTTP client itself, and each thread hop adds latency.
+Every private DSPy name jurist uses (functions of ``dspy.clients.execution`` and its
+neighbours, the private attributes of a ``dspy.LM``) is imported or read here and nowhere
+else in jurist. :data:`PRIVATE_NAMES` lists them with the call shape relied on; a test pins
+them against the installed DSPy.
+
+**Which path.** :func:`fast_path` decides once per process. The fast path is taken when the
+installed DSPy is of the release series it was written for (:data:`WRITTEN_FOR`, 3.4.x)
+and every name of :data:`PRIVATE_NAMES` exists with its call shape, unless the environment
+variable ``JURIST_DSPY_FAST_PATH`` is ``0``. Otherwise no private name is used, every call
+goes through DSPy's public ``dspy.LM.acall`` (:class:`jurist.judges.lm.JudgeLM` makes it),
+and, unless the variable asked for it, one warning line names the installed and the
+expected version.
+
+On DSPy's public path the same things hold: the same prompts, replies and verdicts; the
+same response-cache entries (DSPy reads and writes them through ``dspy.cache``, which is
+jurist's :class:`jurist.judges.lm.JuristCache`, so unparsed answers are still held back and
+bad ones evicted); usage from the history entry DSPy reports for each call to
+``update_history`` (provider calls, cache hits, exact tokens and DSPy's cost estimate);
+recorded LM calls; DSPy's error classes, so provider retries and fatal provider errors are
+recognised as before; parse retries (a new ``rollout_id``). What it cannot give:
+
+- a dry run does not read the response cache (DSPy has no public read-only lookup), so it
+  counts every call as sent, an upper bound, and says so (:mod:`jurist.judges.estimate`);
+- the model's price per token is unknown (:func:`price_info` reads DSPy's private price
+  table), so a dry run's cost is unknown and a cost limit is refused;
+- with ``rpm`` or ``tpm`` set, a call takes its rate-limit turn before DSPy reads the cache,
+  so cached answers are paced like requests;
+- each call costs DSPy's worker-thread hops (below).
+
+**The fast path.** DSPy 3.4 runs an async LM call (``dspy.LM.acall``) through
+``dspy.clients.execution``. For every call it hands work to worker threads (preparing the
+request, reading the cache, routing to the provider's client, pricing, writing the cache,
+and, in the adapter, the model's capabilities), builds an lm15 router three times to decide
+the engine and the capabilities again, and looks the model's price up in a table of
+thousands of models (a full scan, twice, for a model the table does not know). In a batch
+every call has the same LM settings, so all of that gives the same answer every time;
+measured on two cores it cost ten times the CPU of the HTTP client itself, and each thread
+hop adds latency.
 
 :func:`acomplete` makes the same call on the caller's loop, with DSPy's building blocks:
 
@@ -32,7 +63,7 @@ ten times the CPU of the HTTP client itself, and each thread hop adds latency.
 engines, several candidates, explicit lm15 requests, DSPy's own retries, text or Responses
 models, providers declared with ``dspy.lm15.register_provider``) go through DSPy unchanged.
 The capabilities the adapters ask for are remembered the same way
-(:func:`known_capabilities`).
+(:func:`with_known_capabilities`).
 """
 
 from __future__ import annotations
@@ -42,27 +73,359 @@ import concurrent.futures
 import contextvars
 import copy
 import functools
+import importlib
+import inspect
+import logging
 import os
 import threading
-from typing import Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import dspy
-from dspy.clients import execution as dspy_execution
-from dspy.clients.backend_selection import CLIENT_KEYS, BackendSelection, select_backend
-from dspy.clients.call_result import CACHE_FORMAT, CallResult, attributes
-from dspy.clients.capabilities import Capabilities, capabilities
-from dspy.clients.costs import estimate_cost
-from dspy.clients.engines.litellm_engine import AsyncLiteLLMEngine
-from dspy.clients.engines.lm15_engine import AsyncLM15Engine, LM15Engine, timeouts_for
-from dspy.clients.errors import error_boundary
-from dspy.clients.model_metadata import model_info
-from dspy.dsp.utils.settings import settings
-from dspy.lm15 import LM15Error, Request, RouterConfig, StreamAssemblyError, UnsupportedFeatureError
-from dspy.utils.exceptions import LMUnsupportedFeatureError
 
 from jurist.judges.limits import prompt_estimate
 
-__all__ = ["acomplete", "cached_outputs", "covered", "known_capabilities"]
+# What the fast path uses: the private names (checked by fast_path() before any is used; see
+# PRIVATE_NAMES), and the public ones only it needs, so that a DSPy without them still imports.
+try:
+    from dspy.clients import execution as dspy_execution
+    from dspy.clients.backend_selection import CLIENT_KEYS, BackendSelection, select_backend
+    from dspy.clients.call_result import CACHE_FORMAT, CallResult, attributes
+    from dspy.clients.capabilities import Capabilities, _planning, capabilities, planning_scope
+    from dspy.clients.costs import estimate_cost
+    from dspy.clients.disk_serialization import DeserializationError
+    from dspy.clients.engines.litellm_engine import AsyncLiteLLMEngine
+    from dspy.clients.engines.lm15_engine import AsyncLM15Engine, LM15Engine, timeouts_for
+    from dspy.clients.errors import error_boundary
+    from dspy.clients.model_metadata import model_info
+    from dspy.lm15 import LM15Error, Request, RouterConfig, StreamAssemblyError, UnsupportedFeatureError
+    from dspy.utils.exceptions import LMUnsupportedFeatureError
+except ImportError as exc:  # another DSPy: fast_path() says so and nothing below is used
+    _import_problem: str | None = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+else:
+    _import_problem = None
+
+__all__ = [
+    "FAST_PATH_VARIABLE",
+    "LM_INSTANCE",
+    "PRIVATE_NAMES",
+    "WRITTEN_FOR",
+    "DeserializationError",
+    "PrivateName",
+    "Shape",
+    "acomplete",
+    "cached_outputs",
+    "covered",
+    "fast_path",
+    "installed_version",
+    "name_problem",
+    "price_info",
+    "public_reason",
+    "recheck",
+    "route",
+    "with_known_capabilities",
+]
+
+logger = logging.getLogger(__name__)
+settings = dspy.settings
+
+WRITTEN_FOR = "3.4"
+"""The DSPy release series (major.minor) the fast path was written for."""
+FAST_PATH_VARIABLE = "JURIST_DSPY_FAST_PATH"
+"""Set to ``0``, every LM call goes through DSPy's public call (no private name is used)."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How the fast path calls a private callable.
+
+    Attributes:
+        positional: The parameters it passes by position, in order (``self`` first for a
+            method looked up on its class).
+        keywords: The parameters it passes by name (or, for a data class, the fields it reads).
+        var_keywords: It passes other keywords, so the callable must take ``**kwargs``.
+        called: It calls the callable, so no parameter outside these may lack a default
+            (``False`` for a data class whose fields are only read).
+    """
+
+    positional: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    var_keywords: bool = False
+    called: bool = True
+
+    def __str__(self) -> str:
+        parts = [*self.positional]
+        if self.keywords:
+            parts += ["*", *self.keywords]
+        if self.var_keywords:
+            parts.append("**kwargs")
+        return f"({', '.join(parts)})"
+
+
+LM_INSTANCE = "dspy.LM()"
+"""The owner of a name read on an instance of ``dspy.LM`` rather than imported."""
+
+
+@dataclass(frozen=True)
+class PrivateName:
+    """One private DSPy name the fast path uses.
+
+    Attributes:
+        owner: The module it is imported from, or :data:`LM_INSTANCE`.
+        name: Its (dotted) name in the owner.
+        shape: How it is called, for a callable; ``None`` for a value or a class used as such.
+    """
+
+    owner: str
+    name: str
+    shape: Shape | None = None
+
+    def __str__(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+
+_EXECUTION = "dspy.clients.execution"
+_LM15_ENGINE = "dspy.clients.engines.lm15_engine"
+_LITELLM_ENGINE = "dspy.clients.engines.litellm_engine"
+_CALL_RESULT = "dspy.clients.call_result"
+_CAPABILITIES = "dspy.clients.capabilities"
+
+PRIVATE_NAMES: tuple[PrivateName, ...] = (
+    PrivateName(_EXECUTION, "prepare", Shape(("lm", "prompt", "messages", "kwargs"), ("asynchronous",))),
+    PrivateName(
+        _EXECUTION, "PreparedCall", Shape((), ("prompt", "messages", "legacy", "cache"), called=False)
+    ),
+    PrivateName(_EXECUTION, "PreparedCall.key", Shape(("self", "lm", "asynchronous"))),
+    PrivateName(_EXECUTION, "IGNORED_CACHE_KEYS"),
+    PrivateName(_EXECUTION, "_canonical", Shape(("call",), ("compat",))),
+    PrivateName(_EXECUTION, "_Attempt", Shape((), ("response", "result"))),
+    PrivateName(_EXECUTION, "_accept_legacy", Shape(("state", "result"))),
+    PrivateName(_EXECUTION, "_legacy_done", Shape(("state", "results", "progress"))),
+    PrivateName(_EXECUTION, "_retain_response_usage", Shape(("state", "results", "response", "provider"))),
+    PrivateName(
+        _EXECUTION,
+        "_accept_response",
+        Shape(("lm", "call", "state", "results", "response", "provider", "request")),
+    ),
+    PrivateName(_EXECUTION, "_hint_responses_api", Shape(("lm", "exc"))),
+    PrivateName(_EXECUTION, "_account_failed_call", Shape(("lm", "results", "primary"))),
+    PrivateName("dspy.clients.backend_selection", "CLIENT_KEYS"),
+    PrivateName("dspy.clients.backend_selection", "select_backend", Shape(("lm", "options"))),
+    PrivateName(
+        "dspy.clients.backend_selection",
+        "BackendSelection",
+        Shape((), ("native", "resolution", "clients"), called=False),
+    ),
+    PrivateName(_CALL_RESULT, "CACHE_FORMAT"),
+    PrivateName(
+        _CALL_RESULT,
+        "CallResult",
+        Shape(
+            (),
+            ("outputs", "usage", "cost", "raw", "response_model", "cache_hit", "responses", "cost_details"),
+        ),
+    ),
+    PrivateName(_CALL_RESULT, "CallResult.dump", Shape(("self",))),
+    PrivateName(_CALL_RESULT, "CallResult.legacy", Shape(("lm", "raw"), ("kwargs",))),
+    PrivateName(_CALL_RESULT, "attributes", Shape(("obj",))),
+    PrivateName(_CAPABILITIES, "Capabilities"),
+    PrivateName(_CAPABILITIES, "_planning"),
+    PrivateName(_CAPABILITIES, "capabilities", Shape(("lm",))),
+    PrivateName(_CAPABILITIES, "planning_scope", Shape(("lm", "options"))),
+    PrivateName(
+        "dspy.clients.costs",
+        "estimate_cost",
+        Shape(("response",), ("provider", "requested_model", "request")),
+    ),
+    PrivateName("dspy.clients.disk_serialization", "DeserializationError"),
+    PrivateName(_LITELLM_ENGINE, "AsyncLiteLLMEngine", Shape((), ("model_type",), var_keywords=True)),
+    PrivateName(
+        _LITELLM_ENGINE,
+        "AsyncLiteLLMEngine.complete_legacy",
+        Shape(("self", "lm", "request"), var_keywords=True),
+    ),
+    PrivateName(_LM15_ENGINE, "AsyncLM15Engine", Shape(("config",), ("model_type",))),
+    PrivateName(_LM15_ENGINE, "AsyncLM15Engine._target", Shape(("self", "request"))),
+    PrivateName(_LM15_ENGINE, "AsyncLM15Engine.plan", Shape(("self", "request"))),
+    PrivateName(_LM15_ENGINE, "LM15Engine", Shape(("config",), ("model_type",))),
+    PrivateName(_LM15_ENGINE, "LM15Engine.resolve", Shape(("self", "model"))),
+    PrivateName(_LM15_ENGINE, "timeouts_for", Shape(("timeout",))),
+    PrivateName("dspy.clients.errors", "error_boundary", Shape(("model",), ("provider", "unexpected"))),
+    PrivateName("dspy.clients.model_metadata", "model_info", Shape(("provider", "model"))),
+    PrivateName(LM_INSTANCE, "_engine_spec"),
+    PrivateName(LM_INSTANCE, "_async_engine_spec"),
+    PrivateName(LM_INSTANCE, "_providers"),
+    PrivateName(LM_INSTANCE, "_engine_store"),
+    PrivateName(LM_INSTANCE, "_engine_lock"),
+    PrivateName(LM_INSTANCE, "_reap_closed_loops", Shape()),
+)
+"""Every private DSPy name the fast path uses, with the call shape it relies on."""
+
+
+def installed_version() -> str:
+    """The installed DSPy's version (``dspy.__version__``)."""
+    return str(getattr(dspy, "__version__", "unknown"))
+
+
+def _series(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _resolve(name: PrivateName) -> Any:
+    """The object ``name`` stands for in the installed DSPy.
+
+    Raises:
+        ImportError: Its module does not exist.
+        AttributeError: The module or the LM has no such name.
+    """
+    owner: Any
+    if name.owner == LM_INSTANCE:
+        owner = dspy.LM("openai/jurist-seam-check", cache=False)
+    else:
+        owner = importlib.import_module(name.owner)
+    for part in name.name.split("."):
+        owner = getattr(owner, part)
+    return owner
+
+
+def _shape_problem(found: Any, shape: Shape) -> str | None:
+    """How the signature of ``found`` differs from ``shape``, in words, or ``None``."""
+    try:
+        signature = inspect.signature(found)
+    except (TypeError, ValueError):
+        return "has no signature to check"
+    parameters = list(signature.parameters.values())
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    by_name = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    wrong = [
+        name
+        for index, name in enumerate(shape.positional)
+        if index >= len(parameters)
+        or parameters[index].name != name
+        or parameters[index].kind not in positional
+    ]
+    wrong += [
+        name
+        for name in shape.keywords
+        if name not in signature.parameters or signature.parameters[name].kind not in by_name
+    ]
+    if shape.var_keywords and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        wrong.append("**kwargs")
+    if shape.called:
+        wrong += [
+            f"{p.name} (required)"
+            for p in parameters[len(shape.positional) :]
+            if p.default is inspect.Parameter.empty
+            and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+            and p.name not in shape.keywords
+        ]
+    if not wrong:
+        return None
+    return f"is {signature}, not {shape} (differs at {', '.join(wrong)})"
+
+
+def name_problem(name: PrivateName) -> str | None:
+    """What is wrong with ``name`` in the installed DSPy (missing, or another call shape), as
+    one phrase starting with the name, or ``None`` when it is as the fast path uses it."""
+    try:
+        found = _resolve(name)
+    except (ImportError, AttributeError) as exc:
+        return f"{name} is missing ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    if name.shape is None:
+        return None
+    problem = _shape_problem(found, name.shape)
+    return None if problem is None else f"{name} {problem}"
+
+
+def public_reason() -> str | None:
+    """Why LM calls go through DSPy's public call (one line naming the installed and the
+    expected DSPy), or ``None`` when the fast path can be taken. Reads the environment,
+    imports and signatures: :func:`fast_path` asks once and remembers."""
+    if os.environ.get(FAST_PATH_VARIABLE, "").strip() == "0":
+        return f"{FAST_PATH_VARIABLE}=0 is set"
+    installed = installed_version()
+    expected = f"DSPy {WRITTEN_FOR}.x"
+    if _series(installed) != WRITTEN_FOR:
+        return f"DSPy {installed} is installed, but jurist's fast call path was written for {expected}"
+    if _import_problem is not None:
+        return f"DSPy {installed} is installed ({expected} expected), but {_import_problem}"
+    for name in PRIVATE_NAMES:
+        problem = name_problem(name)
+        if problem is not None:
+            return f"DSPy {installed} is installed ({expected} expected), but {problem}"
+    return None
+
+
+_decision_lock = threading.Lock()
+_fast: bool | None = None
+
+
+def fast_path() -> bool:
+    """Whether LM calls take the fast path (see the module docstring); decided at the first
+    call of the process, when a DSPy other than the expected one is warned about once."""
+    decided = _fast
+    return decided if decided is not None else _decide()
+
+
+def _decide() -> bool:
+    global _fast
+    with _decision_lock:
+        if _fast is None:
+            reason = public_reason()
+            if reason is not None:
+                log = logger.info if reason.startswith(FAST_PATH_VARIABLE) else logger.warning
+                log("%s: LM calls go through DSPy's public call (slower; see docs/reliability.md)", reason)
+            _fast = reason is None
+        return _fast
+
+
+def recheck() -> None:
+    """Forget the decision of :func:`fast_path`: the next call decides (and warns) again."""
+    global _fast
+    with _decision_lock:
+        _fast = None
+
+
+T = TypeVar("T")
+
+
+async def with_known_capabilities(lm: Any, options: dict[str, Any], call: Callable[[], Awaitable[T]]) -> T:
+    """``await call()`` (an adapter's DSPy call for ``lm`` with ``options``) with the model's
+    capabilities already known to DSPy's adapters on the fast path.
+
+    DSPy opens a capability-planning scope for (``lm``, ``options``) and resolves the model's
+    capabilities in a worker thread on every call. The scope opened here is the one DSPy's
+    adapters reuse (same LM, same options object), filled with the capabilities remembered
+    per LM settings (:func:`known_capabilities`), so DSPy resolves nothing. On DSPy's public
+    path it is ``await call()``.
+    """
+    if not fast_path():
+        return await call()
+    with planning_scope(lm, options):
+        scope = _planning.get()
+        if scope is not None and scope.value is None:
+            scope.value = await known_capabilities(lm, options)
+        return await call()
+
+
+def route(lm: Any) -> Any | None:
+    """lm15's offline routing of ``lm``'s model string (``.provider``, ``.model``), as DSPy
+    resolves it to price an answer; ``None`` on DSPy's public path.
+
+    Raises:
+        Exception: What lm15 raises for a model string it cannot route.
+    """
+    return _route(lm) if fast_path() else None
+
+
+def price_info(provider: str, model: str) -> dict[str, Any]:
+    """What DSPy's offline price table holds for ``model`` under ``provider`` (``{}`` for a
+    model it does not know, and on DSPy's public path, where the table is not read)."""
+    if not fast_path():
+        return {}
+    return dict(model_info(provider, model))
+
 
 _ENGINES = ("auto", "lm15", "litellm")
 # Reentrant: a lookup that finished before its done-callback was added runs that callback at
@@ -89,8 +452,11 @@ def covered(lm: Any, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> bool
 
     Covered: a chat call with messages or a prompt, one candidate, no DSPy retries, on the
     ``auto``, ``lm15`` or ``litellm`` engine, with no callbacks, no stream listener, no
-    provider-side prompt cache, and a model no provider declaration speaks for.
+    provider-side prompt cache, and a model no provider declaration speaks for; never on
+    DSPy's public path (:func:`fast_path`).
     """
+    if not fast_path():
+        return False
     if not isinstance(getattr(lm, "_engine_spec", None), str) or lm._engine_spec not in _ENGINES:
         return False
     providers: tuple[Any, ...] = getattr(lm, "_providers", ())
@@ -177,8 +543,6 @@ def _lookups() -> concurrent.futures.ThreadPoolExecutor:
 
 
 def _lookup_capabilities(lm: Any, options: dict[str, Any]) -> Capabilities:
-    from dspy.clients.capabilities import planning_scope
-
     with planning_scope(lm, options):
         return capabilities(lm)
 
@@ -394,14 +758,15 @@ def _from_record(lm: Any, call: Any, record: Any) -> CallResult:
 
 def cached_outputs(lm: Any, prompt: Any, messages: Any, kwargs: dict[str, Any]) -> list[Any] | None:
     """The outputs the response cache holds for this call (as :func:`acomplete` would serve
-    them), or ``None``; reads only: nothing is sent, written or noted."""
+    them), or ``None``; reads only: nothing is sent, written or noted. Only on the fast path
+    (:func:`fast_path`): DSPy's public call has no read-only lookup."""
     call = dspy_execution.prepare(lm, prompt, messages, kwargs, asynchronous=True)
     if not call.cache:
         return None
     request = call.key(lm, True)
     cache = dspy.cache
     if callable(getattr(cache, "key_of", None)):
-        key = cache.key_of(request)
+        key = cache.key_of(request, dspy_execution.IGNORED_CACHE_KEYS)
         record = cache.read(key) if key is not None else None
     else:
         record = cache.get(request, dspy_execution.IGNORED_CACHE_KEYS)
@@ -425,7 +790,7 @@ async def acomplete(lm: Any, prompt: Any, messages: Any, kwargs: dict[str, Any])
     if call.cache:
         request = call.key(lm, True)
         if keyed:
-            key = cache.key_of(request)
+            key = cache.key_of(request, dspy_execution.IGNORED_CACHE_KEYS)
             record = cache.read(key) if key is not None else None
         else:
             record = cache.get(request, dspy_execution.IGNORED_CACHE_KEYS)
