@@ -217,6 +217,29 @@ def test_repeats_of_a_frame_go_where_the_panel_would_put_a_file_of_them(faithful
     assert repeat["path"] == str(run.run_dir / "input.jsonl") and repeat["from"] == "DataFrame"
 
 
+def test_a_cascade_of_a_frame_goes_where_it_would_put_a_file_of_them(faithfulness, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    frame = faithfulness["frame"].iloc[:4]
+    with OpenAICompatibleServer(_faithful) as server:
+        cascade = tmp_path / "tiers.yaml"
+        cascade.write_text(
+            "cascade:\n  stages:\n"
+            "    - {name: rules, config: baseline, escalate_below: 0.5}\n"
+            f"    - {{name: large, model: openai/loopback-judge, api_base: '{server.base_url}',"
+            f" api_key_env: JURIST_TEST_API_KEY, cache_dir: '{tmp_path / 'cache'}'}}\n",
+            encoding="utf-8",
+        )
+        run = jurist.judge(FAITHFULNESS, frame, cascade, progress=False)
+        stage = json.loads((run.run_dir / "stages" / "rules" / "manifest.json").read_text())["dataset"]
+        assert stage["path"] == str(run.run_dir / "input.jsonl") and stage["from"] == "DataFrame"
+        again = jurist.judge(FAITHFULNESS, frame.to_dict(orient="records"), cascade, progress=False)
+    assert again.run_dir == run.run_dir and run.run_dir.name.startswith("rows-")
+    assert (run.run_dir / "input.jsonl").is_file() and run.summary["items"] == again.summary["items"] == 4
+    # the manifest tells how the rows were given the last time
+    stage = json.loads((run.run_dir / "stages" / "rules" / "manifest.json").read_text())["dataset"]
+    assert stage["from"] == "list"
+
+
 def test_estimate_of_a_frame_writes_nothing_and_sees_what_judge_recorded(counted):
     planned = jurist.estimate("test-counted", counted)
     assert planned.table.iloc[0]["items"] == 3 and not Path("runs").exists()

@@ -4,7 +4,8 @@ The verbs write rows given in memory (a pandas DataFrame, a list of dicts) to a 
 that the task reads as any data file; inside :func:`data_given`, every run whose dataset
 names such a file records in its manifest's ``dataset`` how the rows were given
 (``"from": "DataFrame"`` or ``"from": "list"``), beside the file's ``path`` and ``sha256``.
-What identifies the run (the ``sha256``) is unchanged by it.
+A run resumed from the same rows given another way records the latest way; what identifies
+the run (the ``sha256``) is unchanged by it.
 """
 
 from __future__ import annotations
