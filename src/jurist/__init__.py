@@ -6,6 +6,7 @@ The public API, one import away (loaded on first use, so ``import jurist`` stays
 
     task = jurist.get_task("helpfulness.yaml")      # a task file, or a name: "ragbench"
     items = jurist.judge(task, "data.jsonl", "judge.yaml", out="runs/a")  # DataFrame; .summary, .run_dir
+    items = jurist.judge(task, frame, "judge.yaml", out="runs/b")  # data: a DataFrame or a list of dicts too
     scores = jurist.score(task, "runs/a", gold="data.jsonl")
     board = jurist.calibrate(task, ["gold.jsonl"], ["a.yaml", "b.yaml"], out="calibration")
     result = jurist.optimize(task, "train.jsonl", "dev.jsonl", "judge.yaml", out="judge.json")

@@ -94,6 +94,27 @@ class ConfigError(InputError):
     """A judge configuration (YAML file or command-line override) that does not validate."""
 
 
+class RowError(InputError):
+    """A bad row of data given in memory (a pandas DataFrame or a list of dicts): names the
+    row by its 0-based position (the DataFrame's row, the list's index) and the field.
+
+    Args:
+        message: What is wrong, in words a user can act on.
+        given: ``"DataFrame"`` or ``"list"``: how the rows were given.
+        row: The row's 0-based position (``None``: the data as a whole).
+        field: The field or column that is missing or wrong.
+    """
+
+    def __init__(self, message: str, *, given: str, row: int | None = None, field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.given = given
+        self.row = row
+        where = [given if row is None else f"{given} {'row' if given == 'DataFrame' else 'item'} {row}"]
+        if field is not None:
+            where.append(f"field '{field}'")
+        self.args = (f"{', '.join(where)}: {message}",)
+
+
 class RunDirectoryError(JuristError):
     """A run directory that cannot be used, e.g. one made with another config or dataset."""
 

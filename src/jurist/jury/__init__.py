@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from jurist.jury.cascade_report import cascade_lines, choice_lines
     from jurist.jury.cascade_run import judge_cascade, run_cascade
     from jurist.jury.config import AGGREGATES, Juror, Jury, is_jury_file, load_jury
-    from jurist.jury.estimate import calibration_judges, estimate_targets
+    from jurist.jury.estimate import calibration_judges, default_out, estimate_targets
     from jurist.jury.panel import Member, Panel, jury_panel, panel_of, repeats_panel
     from jurist.jury.report import panel_lines
     from jurist.jury.run import judge_panel, run_panel
@@ -49,6 +49,7 @@ __all__ = [
     "cascade_lines",
     "cascade_spec",
     "choice_lines",
+    "default_out",
     "estimate_targets",
     "is_cascade_file",
     "is_jury_file",

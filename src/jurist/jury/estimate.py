@@ -27,7 +27,7 @@ from jurist.tasks._contract import Task
 from jurist.tasks._estimate import JudgeTarget, Scope
 from jurist.tasks.calibration_rows import JudgeSpec
 
-__all__ = ["calibration_judges", "estimate_targets"]
+__all__ = ["calibration_judges", "default_out", "estimate_targets"]
 
 
 def _panel_targets(panel: Panel, out: Path, scope: Scope, prefix: str = "") -> Iterator[JudgeTarget]:
@@ -79,6 +79,29 @@ def estimate_targets(
         raise ConfigError("give a jury file, a cascade file or --repeats 2 or more", field="config")
     target = Path(out) if out is not None else default_panel_dir(task, data, panel)
     return list(_panel_targets(panel, target, "exact"))
+
+
+def default_out(
+    task: Task,
+    data: str | Path,
+    source: Any,
+    *,
+    repeats: int = 1,
+    overrides: Mapping[str, Any] | None = None,
+) -> Path:
+    """The run directory a jury file, a cascade file, or one judge asked ``repeats`` times
+    judges ``data`` into when no ``out`` is given (named after ``data``'s stem; the file need
+    not exist).
+
+    Raises:
+        ConfigError: A bad jury, cascade or judge config, or repeats that cannot be.
+    """
+    if is_cascade_file(source):
+        return default_cascade_dir(task, data, load_cascade(source, overrides))
+    panel = panel_of(source, repeats, overrides)
+    if panel is None:
+        raise ConfigError("give a jury file, a cascade file or --repeats 2 or more", field="config")
+    return default_panel_dir(task, data, panel)
 
 
 def calibration_judges(spec: JudgeSpec) -> list[JudgeSpec]:

@@ -73,6 +73,7 @@ from jurist.judges.lm import deferring_cache_writes, writing_cache_together
 from jurist.redaction import redact
 from jurist.runner.blocking import call_blocking
 from jurist.runner.budget import Budget, active_limit, check_priced
+from jurist.runner.given import with_given
 from jurist.runner.lock import run_lock
 from jurist.runner.plan import capture, planning_active
 from jurist.runner.scale import JudgeRecipe, Scale, current_scale, worker_count
@@ -420,7 +421,7 @@ def _run_locked(
         "task_source": task_source,
         "task_options": task_options or {},
         "program": program,
-        "dataset": dataset,
+        "dataset": with_given(dataset),
         "config": config,
         "versions": versions(),
         "created_at": (existing or {}).get("created_at") or datetime.now(UTC).isoformat(timespec="seconds"),

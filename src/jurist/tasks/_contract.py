@@ -113,6 +113,10 @@ class Task:
     version: str = "1"
     default_data: ClassVar[str | None] = None
     """The data ``jurist judge TASK`` reads when none is given (e.g. a bundled sample)."""
+    needs_files: ClassVar[str | None] = None
+    """``None`` when the task's data may be given as rows in memory (a pandas DataFrame or a
+    list of dicts: the verbs write them as JSONL for :meth:`read`); else what the task reads
+    instead (e.g. files it tells apart by their names), for the error that refuses rows."""
     source: str = "built-in"
     """Where the task comes from: ``built-in``, ``entry point PKG``, or a YAML file's path."""
 

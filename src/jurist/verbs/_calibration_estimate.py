@@ -15,6 +15,7 @@ is counted by its first run.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from jurist.runner.plan import Planned, PlannedRun, planning
 from jurist.tasks._contract import Task
 from jurist.tasks._estimate import Estimate, estimate_of, judge_row, offline_config
 from jurist.tasks.calibration_rows import JudgeSpec, dataset_name
+from jurist.verbs._data import Data, data_files, data_list, reading
 from jurist.verbs._verbs import TaskRef, calibration_settings, calibration_task, judge_specs, single_judges
 
 __all__ = ["estimate_calibration"]
@@ -45,7 +47,7 @@ def _planned(
 
 def estimate_calibration(
     task: TaskRef,
-    gold: Sequence[str | Path],
+    gold: Data | Sequence[Data],
     configs: Sequence[str | Path | JudgeConfig | JudgeSpec | None] = (),
     *,
     out: str | Path,
@@ -70,14 +72,21 @@ def estimate_calibration(
         ConfigError: The task cannot be calibrated, or a config is invalid.
         InputError: A gold file is malformed or holds no gold label.
     """
-    found, task_options = calibration_task(task, gold, options)
+    sets = data_list(gold)
+    found, task_options = calibration_task(task, sets, options)
     settings = calibration_settings(task_options, n_resamples=1000, confidence=0.95, seed=0)
     singles = single_judges(judge_specs(list(configs)))
     rows = []
-    for path in gold:
-        for single in singles:
-            run = _planned(found, path, single, Path(out), settings)
-            if run is not None:
-                row = judge_row(single.name, "exact", run.judge, run.items, run.run_dir, run.retry_failed)
-                rows.append({"dataset": dataset_name(path), **row})
-    return estimate_of(found.name, ", ".join(str(path) for path in gold), rows)
+    with ExitStack() as stack:
+        # Rows in memory: temporary files named as calibrate names its own (the same datasets).
+        paths, files = data_files(found, sets, None, stack)
+        with reading(files):
+            for path in paths:
+                for single in singles:
+                    run = _planned(found, path, single, Path(out), settings)
+                    if run is not None:
+                        row = judge_row(
+                            single.name, "exact", run.judge, run.items, run.run_dir, run.retry_failed
+                        )
+                        rows.append({"dataset": dataset_name(path), **row})
+    return estimate_of(found.name, ", ".join(str(path) for path in paths), rows)

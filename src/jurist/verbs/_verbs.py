@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,18 @@ from jurist.tasks._estimate import Estimate
 from jurist.tasks._loop import run_judgment
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.verbs._data import (
+    INPUT,
+    Data,
+    Rows,
+    data_files,
+    data_list,
+    hashed_file,
+    path_or_rows,
+    reading,
+    run_input,
+    temporary_files,
+)
 
 __all__ = ["calibrate", "default_run_dir", "estimate", "judge", "judge_specs", "optimize", "prompt", "score"]
 
@@ -46,16 +59,26 @@ def _config(config: ConfigRef) -> JudgeConfig:
 
 def default_run_dir(task: Task, data: str | Path, config: JudgeConfig) -> Path:
     """``runs/TASK/DATA-JUDGE``: where ``judge`` writes when no ``out`` is given (stable, so a
-    second call resumes the first)."""
+    second call resumes the first). ``DATA`` is the data file's stem (for rows given in
+    memory, ``rows-`` and 12 hex digits of their SHA-256)."""
     judge_name = "baseline" if config.is_baseline else config.model.replace("/", "_")
     stem = Path(str(data).removeprefix("sample:")).stem or "data"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task.name)
     return Path("runs") / safe / f"{stem}-{judge_name}-{config.fingerprint()}"
 
 
+def _default_out(task: Task, name: str, config: ConfigRef, repeats: int, overrides: Any = None) -> Path:
+    """The run directory ``judge`` chooses for data named ``name`` when no ``out`` is given."""
+    if _is_cascade(config) or _is_jury(config) or repeats != 1:
+        from jurist.jury import default_out
+
+        return default_out(task, name, config, repeats=repeats, overrides=overrides)
+    return default_run_dir(task, name, _config(config))
+
+
 def judge(
     task: TaskRef,
-    data: str | Path,
+    data: Data,
     config: ConfigRef = None,
     *,
     out: str | Path | None = None,
@@ -77,7 +100,10 @@ def judge(
 
     Args:
         task: A registered name, a YAML task file, or a :class:`Task`.
-        data: The rows to judge (``sample:NAME`` allowed).
+        data: The rows to judge: a data file, ``sample:NAME``, a pandas DataFrame or a list
+            of dicts. Rows given in memory are kept in the run directory as ``input.jsonl``
+            (``docs/formats.md``); the same rows given again resume the run, other rows into
+            the same directory are refused.
         config: A judge config, its YAML path, ``None`` for the offline baseline, a jury
             file (``docs/juries.md``: each juror is judged into ``out/jurors/NAME``, the
             jury's verdicts into ``out``), or a cascade file (``docs/cascades.md``: each stage
@@ -102,21 +128,29 @@ def judge(
     Returns:
         The per-item DataFrame; ``.run_dir``, ``.summary`` (as in ``summary.json``),
         ``.report`` (Markdown) and ``.extra`` tell the rest.
+
+    Raises:
+        RowError: A row given in memory is bad (named by its 0-based position and field).
+        RunDirectoryError: ``out`` holds a run of other data (or other rows).
     """
     found = get_task(task)
     task_options = found.options(options)
     scale = Scale(backend=parse_backend(backend), workers=parse_workers(workers), address=ray_address)
-    with spending_limit(max_cost), scaling(scale):
+    if _is_cascade(config) and repeats != 1:
+        raise ConfigError("a cascade is not repeated; make a stage a jury file instead", field="repeats")
+    source = path_or_rows(data, found)
+    files: dict[Path, Rows] = {}
+    if isinstance(source, Rows):
+        out = Path(out) if out is not None else _default_out(found, source.name, config, repeats)
+        rows, source = source, run_input(source, out)
+        files[source] = rows
+    with spending_limit(max_cost), scaling(scale), reading(files):
         if _is_cascade(config):
             from jurist.jury import judge_cascade
 
-            if repeats != 1:
-                raise ConfigError(
-                    "a cascade is not repeated; make a stage a jury file instead", field="repeats"
-                )
             cascade_run = judge_cascade(
                 found,
-                data,
+                source,
                 str(config),
                 out=out,
                 options=task_options,
@@ -129,7 +163,7 @@ def judge(
 
             panel_run = judge_panel(
                 found,
-                data,
+                source,
                 config,
                 out=out,
                 options=task_options,
@@ -141,8 +175,8 @@ def judge(
         judge_config = _config(config)
         run = judge_run(
             found,
-            data,
-            out if out is not None else default_run_dir(found, data, judge_config),
+            source,
+            out if out is not None else default_run_dir(found, source, judge_config),
             judge_config,
             task_options,
             retry_failed=retry_failed,
@@ -172,15 +206,17 @@ def score(
     task: TaskRef,
     run: str | Path,
     *,
-    gold: str | Path | None = None,
+    gold: Data | None = None,
     options: dict[str, Any] | BaseModel | None = None,
     write: bool = False,
     partial: bool = False,
 ) -> Scores:
     """Score a recorded run of a task (no model is called), with agreement against ``gold``.
 
-    With ``write`` and a run directory, the exports are written into it, and the HTML
-    report with its ``figures.json`` and ``review.json`` next to them.
+    ``gold`` is a file, ``sample:NAME``, a pandas DataFrame or a list of dicts. With
+    ``write`` and a run directory, the exports are written into it, and the HTML report
+    with its ``figures.json`` and ``review.json`` next to them; gold rows given in memory
+    are then kept there as ``gold-<12 hex digits>.jsonl`` (the file the summary names).
 
     An unfinished run (killed, stopped, interrupted, or still being judged; a jury's juror or
     a cascade's stage included) is refused unless ``partial``: then the items judged so far are
@@ -194,8 +230,19 @@ def score(
 
     found = get_task(task)
     task_options = found.options(options)
+    source = None if gold is None else path_or_rows(gold, found)
     unfinished = check_finished([run], partial=partial)
-    scores = found.score(run, task_options, gold=gold, write=write)
+    files: dict[Path, Rows] = {}
+    with ExitStack() as stack:
+        if isinstance(source, Rows):
+            rows = source
+            if write and Path(run).is_dir():
+                source = hashed_file(rows, Path(run), f"gold-{rows.sha256[:12]}")
+            else:
+                source = stack.enter_context(temporary_files({"gold.jsonl": rows}))["gold.jsonl"]
+            files[source] = rows
+        with reading(files):
+            scores = found.score(run, task_options, gold=source, write=write)
     if unfinished and isinstance(scores.summary, dict):
         scores.summary["unfinished"] = [item.as_dict() for item in unfinished]
     if write and Path(run).is_dir():
@@ -205,7 +252,7 @@ def score(
 
 def estimate(
     task: TaskRef,
-    data: str | Path,
+    data: Data,
     config: ConfigRef = None,
     *,
     out: str | Path | None = None,
@@ -214,7 +261,8 @@ def estimate(
     repeats: int = 1,
     overrides: dict[str, Any] | None = None,
 ) -> Estimate:
-    """What :func:`judge` with the same arguments would do, calling nothing and writing nothing.
+    """What :func:`judge` with the same arguments would do, calling nothing and writing nothing
+    (rows given in memory are read from a temporary file, or from the run's ``input.jsonl``).
 
     Per judge (each juror of a jury, each stage of a cascade): the items it would judge now
     (those recorded in its run directory are skipped, as a resume skips them), how many the
@@ -235,16 +283,28 @@ def estimate(
 
     found = get_task(task)
     task_options = found.options(options)
-    if _is_cascade(config) or _is_jury(config) or repeats != 1:
-        from jurist.jury import estimate_targets
+    source = path_or_rows(data, found)
+    files: dict[Path, Rows] = {}
+    with ExitStack() as stack:
+        if isinstance(source, Rows):  # judge's input.jsonl, or a temporary copy: nothing is written
+            rows = source
+            out = Path(out) if out is not None else _default_out(found, rows.name, config, repeats, overrides)
+            kept = run_input(rows, out, write=False)
+            source = kept if kept.is_file() else stack.enter_context(temporary_files({INPUT: rows}))[INPUT]
+            files[source] = rows
+        with reading(files):
+            if _is_cascade(config) or _is_jury(config) or repeats != 1:
+                from jurist.jury import estimate_targets
 
-        targets = estimate_targets(found, data, config, out=out, repeats=repeats, overrides=overrides)
-    else:
-        judge_config = _config(config)
-        run_dir = Path(out) if out is not None else default_run_dir(found, data, judge_config)
-        name = judge_config.source.stem if judge_config.source is not None else _name_of(config)
-        targets = [JudgeTarget(name, judge_config, run_dir)]
-    return estimate_judges(found, data, targets, task_options, retry_failed=retry_failed)
+                targets = estimate_targets(
+                    found, source, config, out=out, repeats=repeats, overrides=overrides
+                )
+            else:
+                judge_config = _config(config)
+                run_dir = Path(out) if out is not None else default_run_dir(found, source, judge_config)
+                name = judge_config.source.stem if judge_config.source is not None else _name_of(config)
+                targets = [JudgeTarget(name, judge_config, run_dir)]
+            return estimate_judges(found, source, targets, task_options, retry_failed=retry_failed)
 
 
 # ---------------------------------------------------------------------- calibrate
@@ -336,7 +396,7 @@ def calibration_settings(
 
 
 def calibration_task(
-    task: TaskRef, gold: Sequence[str | Path], options: dict[str, Any] | BaseModel | None
+    task: TaskRef, gold: Sequence[Data], options: dict[str, Any] | BaseModel | None
 ) -> tuple[Task, BaseModel]:
     """The task a calibration runs and its options, checked: the task can be calibrated and
     at least one gold file is given.
@@ -396,7 +456,7 @@ def _calibration_rows(
 
 def calibrate(
     task: TaskRef,
-    gold: Sequence[str | Path],
+    gold: Data | Sequence[Data],
     configs: Sequence[str | Path | JudgeConfig | JudgeSpec | None] = (),
     *,
     out: str | Path,
@@ -417,7 +477,10 @@ def calibrate(
 
     Args:
         task: A task whose :meth:`~jurist.tasks.Task.calibration_row` compares with gold.
-        gold: Gold files (``sample:NAME`` allowed); each is one dataset of the leaderboard.
+        gold: Gold sets, each one dataset of the leaderboard: files (``sample:NAME``
+            allowed), pandas DataFrames or lists of dicts (one set may be given alone).
+            Rows given in memory are kept as ``OUT/data/rows-<12 hex digits>.jsonl``, the
+            dataset's name on the leaderboard.
         configs: Judge configs (paths, ``JudgeConfig``s, named :class:`JudgeSpec`s, or
             ``"baseline"``/``None`` for the offline baseline); empty means the baseline alone.
         out: Directory for the judges' run directories and the reports.
@@ -442,17 +505,23 @@ def calibrate(
     Raises:
         ConfigError: The task cannot be calibrated, a config is invalid, or ``max_cost`` is
             set and a judge's model has no price (refused before anything is judged).
-        InputError: A gold file is malformed or holds no gold label.
+        InputError: A gold file is malformed or holds no gold label (a
+            :class:`~jurist.errors.RowError` names a bad row given in memory).
         CostLimitReached: The spend reached ``max_cost``; ``.run_dir`` is the run it stopped.
     """
-    found, task_options = calibration_task(task, gold, options)
+    sets = data_list(gold)
+    found, task_options = calibration_task(task, sets, options)
     out_dir = Path(out)
     specs = judge_specs(list(configs))
     settings = calibration_settings(task_options, n_resamples, confidence, seed)
-    with spending_limit(max_cost):
+    with ExitStack() as stack, spending_limit(max_cost):
         if max_cost is not None:
             check_priced_configs(single.config for single in single_judges(specs))
-        rows, tables = _calibration_rows(found, gold, specs, out_dir, settings, progress, target_agreement)
+        paths, files = data_files(found, sets, out_dir / "data", stack)
+        with reading(files):
+            rows, tables = _calibration_rows(
+                found, paths, specs, out_dir, settings, progress, target_agreement
+            )
     leaderboard = pd.DataFrame(rows)
     extra = sorted(c for c in leaderboard.columns if c not in LEADERBOARD_COLUMNS)
     leaderboard = leaderboard.reindex(columns=LEADERBOARD_COLUMNS + extra)
@@ -471,7 +540,7 @@ def calibrate(
         leaderboard=leaderboard,
         by_label=by_label,
         gates=_check_gates(leaderboard, thresholds or CalibrationThresholds()),
-        settings={**settings, "judges": [spec.name for spec in specs], "gold": [str(g) for g in gold]},
+        settings={**settings, "judges": [spec.name for spec in specs], "gold": [str(g) for g in paths]},
         out_dir=out_dir,
     )
     if write:
@@ -484,8 +553,8 @@ def calibrate(
 
 def optimize(
     task: TaskRef,
-    train: str | Path,
-    dev: str | Path,
+    train: Data,
+    dev: Data,
     config: ConfigRef,
     *,
     out: str | Path,
@@ -494,7 +563,10 @@ def optimize(
 ) -> Any:
     """Compile a task's LLM judge against gold labels and write a versioned artifact.
 
-    ``kwargs`` go to :func:`jurist.optimization.optimize` (``optimizer``, ``test``,
+    ``train``, ``dev`` (and ``test``) are files, ``sample:NAME``, pandas DataFrames or lists
+    of dicts; rows given in memory are kept beside the artifact ``out`` as
+    ``STEM.train-<12 hex digits>.jsonl`` (``.dev-``, ``.test-``), the files its ``data``
+    records. ``kwargs`` go to :func:`jurist.optimization.optimize` (``optimizer``, ``test``,
     ``prompt_config``, ``settings``). Returns its :class:`~jurist.optimization.OptimizeResult`.
     """
     from jurist.optimization import optimize as compile_judge
@@ -503,7 +575,24 @@ def optimize(
     if "optimize" not in found.verbs:
         raise found.unsupported("be optimized")
     target = found.optimization(found.options(options))
-    return compile_judge(target, train, dev, _config(config), out=out, **kwargs)
+    artifact = Path(out)
+    splits = {
+        "train": train,
+        "dev": dev,
+        **({"test": kwargs["test"]} if kwargs.get("test") is not None else {}),
+    }
+    files: dict[Path, Rows] = {}
+    paths: dict[str, str | Path] = {}
+    for split, data in splits.items():
+        source = path_or_rows(data, found)
+        if isinstance(source, Rows):
+            rows = source
+            source = hashed_file(rows, artifact.parent, f"{artifact.stem}.{split}-{rows.sha256[:12]}")
+            files[source] = rows
+        paths[split] = source
+    kwargs.update({"test": paths["test"]} if "test" in paths else {})
+    with reading(files):
+        return compile_judge(target, paths["train"], paths["dev"], _config(config), out=out, **kwargs)
 
 
 # ---------------------------------------------------------------------- prompt
@@ -511,7 +600,7 @@ def optimize(
 
 def prompt(
     task: TaskRef,
-    data: str | Path,
+    data: Data,
     config: ConfigRef = None,
     *,
     row: int = 0,
@@ -522,6 +611,9 @@ def prompt(
     With a config that names the offline baseline, the messages are those of the task's
     uncompiled LLM program (what a model would see). A compiled program (``program`` in
     the config) shows its instructions and demos.
+
+    ``data`` is a file, ``sample:NAME``, a pandas DataFrame or a list of dicts (read from a
+    temporary file: nothing is written); ``row`` counts from 0.
 
     Returns:
         One entry per judge call of the row: ``{"item": id, "messages": [{"role", "content"}]}``.
@@ -540,8 +632,17 @@ def prompt(
     made = found.make_judge(judge_config, task_options)
     if not isinstance(made, LLMJudge):
         raise found.unsupported("show a prompt (its judge sends no messages)")
-    dataset = found.read(resolve_input(data), task_options)
-    calls = []
-    for item in found.row_items(dataset, task_options, row):
-        calls.append({"item": item.id, "messages": capture_messages(made.program, made.config, item.inputs)})
-    return calls
+    source = path_or_rows(data, found)
+    with ExitStack() as stack:
+        files: dict[Path, Rows] = {}
+        if isinstance(source, Rows):
+            rows = source
+            source = stack.enter_context(temporary_files({INPUT: rows}))[INPUT]
+            files[source] = rows
+        with reading(files):
+            dataset = found.read(resolve_input(source), task_options)
+            items = found.row_items(dataset, task_options, row)
+    return [
+        {"item": item.id, "messages": capture_messages(made.program, made.config, item.inputs)}
+        for item in items
+    ]

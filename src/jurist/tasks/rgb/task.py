@@ -115,6 +115,10 @@ class RGBTask(Task):
         "correct_rate": "CR: share of detections that also give the correct answer (a rejection never does)",
     }
     Options: ClassVar[type[BaseModel]] = RGBOptions
+    needs_files: ClassVar[str | None] = (
+        "RGB's files, told apart by their names (en.json, zh_int.json, en_fact.json, ...): "
+        "a directory of them, one of them, or sample:rgb"
+    )
 
     def unsupported(self, verb: str) -> ConfigError:
         error = super().unsupported(verb)
