@@ -115,3 +115,39 @@ def test_metric_declarations_and_values_are_checked():
         "m_low": 0.25,
         "m_high": None,
     }
+
+
+def test_a_yaml_task_subclass_keeps_its_figures_and_adds_its_metric_to_summary_and_leaderboard(
+    tmp_path: Path,
+):
+    from jurist.tasks.declarative import DeclarativeTask
+
+    spec = {
+        "name": "test-yaml-metric",
+        "instructions": "Is the text in capitals?",
+        "inputs": ["text"],
+        "output": {"kind": "bool"},
+        "gold": "caps",
+        "baseline": {"rules": [{"pattern": "^[A-Z]+$", "value": True}], "default": False},
+    }
+
+    def wrong(items: pd.DataFrame, gold: object) -> float:
+        return float((items["correct"] == False).sum())  # noqa: E712 - the table's own column
+
+    class Counted(DeclarativeTask):
+        metrics = [
+            jurist.Metric("wrong", wrong, "verdicts unlike gold", higher_is_better=False, needs_gold=True)
+        ]
+
+        def __init__(self) -> None:
+            super().__init__(spec)
+
+    register_task(Counted)
+    data = write_texts(tmp_path / "texts.jsonl")
+    run = jurist.judge("test-yaml-metric", data, out=tmp_path / "run", progress=False)
+    assert run.summary["wrong"] == 1.0 and run.summary["agreement"]["accuracy"] == pytest.approx(0.75)
+    assert "| wrong | 1.000 | lower | verdicts unlike gold |" in run.report
+    assert {"accuracy", "kappa", "wrong"} <= set(get_task("test-yaml-metric").describe()["metrics"])
+    board = jurist.calibrate("test-yaml-metric", [data], out=tmp_path / "cal").leaderboard
+    assert board.loc[0, "wrong"] == 1.0 and board.loc[0, "accuracy"] == pytest.approx(0.75)
+    assert "| texts | baseline | 1.000 |" in (tmp_path / "cal" / "leaderboard.md").read_text(encoding="utf-8")
