@@ -126,7 +126,7 @@ def measure(count: int, concurrency: int, root: Path) -> dict[str, float]:
     from jurist.judges.config import JudgeConfig
     from jurist.runner import RESULTS_DB, ResultStore
     from jurist.tasks import get_task
-    from jurist.tasks._loop import run_judgment
+    from jurist.tasks._contract import run_judgment
     from jurist.testing import OpenAICompatibleServer
 
     task_file = root / "bench-helpfulness.yaml"

@@ -14,7 +14,8 @@ The public API, one import away (loaded on first use, so ``import jurist`` stays
     plan = jurist.estimate(task, "data.jsonl", "judge.yaml", out="runs/a")  # dry run: tokens, cost
     plan = jurist.estimate_calibration(task, ["gold.jsonl"], ["a.yaml"], out="calibration")
 
-A task is a :class:`jurist.Task` (``jurist/tasks/_contract.py`` says what one must provide);
+A task is a :class:`jurist.Task` (``jurist/tasks/_contract.py`` says what one must provide),
+its metrics :class:`jurist.Metric` objects declared once;
 register your own with :func:`jurist.register_task` or the ``jurist.tasks`` entry-point
 group. Metrics live in :mod:`jurist.metrics`, optimization internals in :mod:`jurist.optimization`.
 """
@@ -29,6 +30,7 @@ from jurist._lazy import lazy_exports
 if TYPE_CHECKING:
     from jurist.judges.config import JudgeConfig, load_config
     from jurist.tasks import Task, get_task, register_task, task_names
+    from jurist.tasks._metric import Metric, MetricValue
     from jurist.tasks.gates import score_traces
     from jurist.tasks.heritage import judge_heritage, score_heritage
     from jurist.tasks.pairwise import judge_pairwise, score_pairwise_records
@@ -44,6 +46,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 __all__ = [
     "JudgeConfig",
+    "Metric",
+    "MetricValue",
     "OpenAICompatibleServer",
     "Task",
     "calibrate",

@@ -14,7 +14,7 @@ from jurist.datasets.heritage import load_heritage_gold
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
 from jurist.tasks import get_task
-from jurist.tasks._loop import run_judgment
+from jurist.tasks._contract import run_judgment
 from support import run_cli
 
 

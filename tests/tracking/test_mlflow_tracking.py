@@ -23,7 +23,9 @@ import pytest
 import yaml
 
 from jurist.judges.config import load_config
+from jurist.tasks import _registry, register_task
 from jurist.testing import OpenAICompatibleServer
+from metric_task import CapsMetricTask, write_texts
 from support import prompt_sections, run_cli, write_jsonl
 
 pytestmark = pytest.mark.slow
@@ -231,6 +233,25 @@ def test_judge_offline_baseline_logged_through_the_cli(tracking_server, client, 
     assert run.data.params["model"] == "baseline"
     assert run.data.metrics["agreement.accuracy_low"] <= run.data.metrics["agreement.accuracy"]
     assert run.data.metrics["agreement.accuracy"] <= run.data.metrics["agreement.accuracy_high"]
+
+
+def test_a_metric_a_python_task_declares_once_is_logged_for_its_run_and_its_leaderboard_row(
+    tracking_server, client, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(_registry, "_registered", dict(_registry._registered))
+    register_task(CapsMetricTask)
+    texts = write_texts(tmp_path / "texts.jsonl")
+    out = tmp_path / "run"
+    judge = ["judge", "test-caps-metric", str(texts), "--out", str(out), "--no-progress"]
+    assert run_cli([*judge, "--mlflow", "--mlflow-uri", tracking_server]) == 0
+    run = only_run(client, "test-caps-metric", **{"jurist.run_dir": str(out.resolve())})
+    assert run.data.metrics["caps_agreement"] == pytest.approx(0.75)
+    assert run.data.metrics["caps_agreement_low"] < 0.75 < run.data.metrics["caps_agreement_high"]
+    cal = tmp_path / "cal"
+    calibrate = ["calibrate", "test-caps-metric", "--gold", str(texts), "--out", str(cal)]
+    assert run_cli([*calibrate, "--mlflow-uri", tracking_server, "--mlflow-experiment", "caps-cal"]) == 0
+    row = only_run(client, "caps-cal", **{"calibration.judge": "baseline"})
+    assert row.data.metrics["caps_agreement"] == pytest.approx(0.75)
 
 
 def test_judge_config_key_logs_an_llm_run_without_secrets_or_a_new_judge_identity(

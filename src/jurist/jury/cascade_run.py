@@ -33,8 +33,7 @@ from jurist.jury.run import check_task, run_panel
 from jurist.jury.task_variants import with_hook
 from jurist.report.review import Review
 from jurist.runner import MANIFEST, RESULTS_DB, iter_run_results
-from jurist.tasks._contract import JudgeRun, Task, atomic_write_text
-from jurist.tasks._loop import run_judgment
+from jurist.tasks._contract import JudgeRun, Task, atomic_write_text, run_judgment
 from jurist.tasks._results import strict_json
 
 __all__ = ["STAGES", "check_cascade", "default_cascade_dir", "judge_cascade", "only_items", "run_cascade"]

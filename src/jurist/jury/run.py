@@ -43,8 +43,7 @@ from jurist.jury.derived_run import (
 from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
 from jurist.runner import MANIFEST, RESULTS_DB, ResultStore, iter_run_results, run_lock
-from jurist.tasks._contract import JudgeRun, Scores, Task, write_views
-from jurist.tasks._loop import run_judgment
+from jurist.tasks._contract import JudgeRun, Scores, Task, run_judgment, write_views
 from jurist.tasks._unit_verdicts import UnitVerdicts
 
 __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]

@@ -101,7 +101,8 @@ class Calibration:
         by_label: Per (dataset, judge, side, label): ``n``, ``agreed``, ``rate`` and its
             Wilson interval (side ``gold``: recall; side ``judge``: precision).
         gates: Every gate checked, one per (gate, row).
-        settings: Resamples, confidence, seed, options, length unit.
+        settings: Resamples, confidence, seed, options, length unit, and ``metrics`` (the
+            task's declared metrics, name -> what it measures) when it declares any.
         out_dir: Where the runs and reports were written.
     """
 
@@ -201,8 +202,9 @@ def _cost(value: Any) -> str:
 _SHOWN_ELSEWHERE = {"accuracy", "kappa", "auroc", "position_1_rate", "longer_win_rate"}
 
 
-def _task_metrics(rows: list[dict[str, Any]]) -> list[str]:
-    """A task's own figures with intervals (e.g. entity F1, Hits@1, ROUGE-L), in column order."""
+def _task_metrics(rows: list[dict[str, Any]], declared: Any = ()) -> list[str]:
+    """A task's own figures with intervals (e.g. entity F1, Hits@1, ROUGE-L), and the metrics
+    it declares (``declared``: names, with or without an interval), in column order."""
     names: list[str] = []
     for row in rows:
         for key in row:
@@ -210,7 +212,7 @@ def _task_metrics(rows: list[dict[str, Any]]) -> list[str]:
                 key not in _SHOWN_ELSEWHERE
                 and not key.endswith(("_low", "_high"))
                 and not key.startswith(("precision_", "recall_"))
-                and f"{key}_low" in row
+                and (f"{key}_low" in row or key in declared)
                 and key not in names
                 and not all(_missing(other.get(key)) for other in rows)
             ):
@@ -255,7 +257,7 @@ def calibration_markdown(calibration: Calibration) -> str:
         cells += [_number(row.get("latency_s"), 3)]
         body.append(cells)
     lines += [table(headers, body), ""]
-    task_metrics = _task_metrics(rows)
+    task_metrics = _task_metrics(rows, settings.get("metrics") or ())
     if task_metrics:
         lines += [
             "## Task metrics",
@@ -376,14 +378,17 @@ def calibration_figures(calibration: Calibration) -> list[Figure]:
                 caption=f"{axis.capitalize()}: {meaning}. {whiskers} Colour: gold dataset.",
             )
         )
-    for name in _task_metrics(rows):
+    declared = calibration.settings.get("metrics") or {}
+    for name in _task_metrics(rows, declared):
         label = name.replace("_", " ")
         figures.append(
             Figure(
                 kind="bars",
                 title=label,
                 data={"bars": [_bar(row, name, several) for row in rows], "ylabel": label},
-                caption=f"The task's own figure {label}. {whiskers}",
+                caption=f"The task's own figure {label}"
+                + (f": {declared[name]}." if isinstance(declared, dict) and declared.get(name) else ".")
+                + (f" {whiskers}" if any(not _missing(row.get(f"{name}_low")) for row in rows) else ""),
             )
         )
     return figures
@@ -415,7 +420,8 @@ def calibration_html(calibration: Calibration) -> str:
     rows = calibration.leaderboard.to_dict(orient="records")
     settings = calibration.settings
     with_auroc = any(not _missing(row.get("auroc")) for row in rows)
-    metrics = ["accuracy", "kappa", *(["auroc"] if with_auroc else []), *_task_metrics(rows)]
+    declared = settings.get("metrics") or ()
+    metrics = ["accuracy", "kappa", *(["auroc"] if with_auroc else []), *_task_metrics(rows, declared)]
     leaderboard = [
         {
             "dataset": row["dataset"],

@@ -18,6 +18,7 @@ from jurist._lazy import lazy_exports
 if TYPE_CHECKING:
     from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
     from jurist.tasks._estimate import Estimate
+    from jurist.tasks._metric import Metric, MetricValue
     from jurist.tasks._registry import (
         ENTRY_POINT_GROUP,
         get_task,
@@ -31,6 +32,8 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "JudgeRun",
     "JudgedItems",
+    "Metric",
+    "MetricValue",
     "NoOptions",
     "Scores",
     "Task",

@@ -8,6 +8,10 @@ A task says, for one kind of judgment:
 
 - what it is: :attr:`Task.name`, :attr:`Task.description`, and for ``jurist tasks`` its
   :attr:`Task.inputs`, :attr:`Task.outputs` and :attr:`Task.metrics`;
+- its metrics (:attr:`Task.metrics`): named functions of the scored per-item table
+  (:class:`~jurist.tasks._metric.Metric`), declared once and computed by :meth:`Task.score`
+  into the summary, from where the reports, ``jurist view``, MLflow and the calibration
+  leaderboard take them;
 - its options: :attr:`Task.Options`, a pydantic model (``jurist judge pairwise DATA
   --num-options 3`` sets ``num_options``; unknown or invalid options are named errors);
 - how rows are read and validated (:meth:`Task.read`; errors name file, row and field) and
@@ -21,13 +25,15 @@ A task says, for one kind of judgment:
   gold, the agreement and the confidence, and what label a person may give an item), the
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
   in ``jurist view`` become (:meth:`Task.gold_rows`);
-- the rows calibration compares against gold (:meth:`Task.calibration_row`);
+- the rows calibration compares against gold (:meth:`Task.calibration_row`; the columns every
+  row has are built once by :func:`jurist.tasks.calibration_rows.leaderboard_row`, and a task
+  whose metrics compare with gold is calibrated without writing it);
 - what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`);
 - the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
   whose metric has textual feedback for GEPA).
 
 The pipeline (read → items → judge with the batch runner → score → write exports) is not a
-hook: :func:`jurist.tasks._loop.run_judgment` composes it from these parts for every judged
+hook: :func:`jurist.tasks._contract.run_judgment` composes it from these parts for every judged
 run, so a task overrides a part only where its judgment differs. A hook a task cannot serve
 raises :class:`~jurist.errors.ConfigError` through :meth:`Task.unsupported`, so
 ``jurist optimize gates`` says that gates cannot be optimized rather than failing somewhere
@@ -40,7 +46,8 @@ under the entry-point group ``jurist.tasks``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -51,6 +58,7 @@ from jurist.errors import ConfigError
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.schemas import ItemResult
+from jurist.tasks._metric import Metric, computed_metrics, metric_list, metric_markdown, metric_values
 from jurist.tasks._results import (
     JudgedItems,
     JudgeRun,
@@ -76,11 +84,17 @@ if TYPE_CHECKING:
 __all__ = [
     "JudgeRun",
     "JudgedItems",
+    "Metric",
     "NoOptions",
     "Scores",
     "Task",
     "atomic_write_text",
+    "finish_scores",
     "json_ready",
+    "overrides_judge",
+    "run_judgment",
+    "scored_items",
+    "source_of",
     "write_views",
 ]
 
@@ -99,7 +113,9 @@ class Task:
         description: One paragraph: what is judged and what the verdict means.
         inputs: Judge input field -> what it holds (shown by ``jurist tasks``).
         outputs: Output field -> what it holds.
-        metrics: Metric name -> what it measures (reported by ``jurist score``).
+        metrics: The task's metrics: a mapping name -> what it measures (figures its
+            ``summarize`` computes), or a list of :class:`~jurist.tasks._metric.Metric`
+            (named functions of the scored per-item table, computed by :meth:`score`).
         Options: The pydantic model of the task's options (defaults: none).
         version: Bumped when the task's judgments change meaning, so old runs are not resumed.
     """
@@ -108,7 +124,7 @@ class Task:
     description: str = ""
     inputs: dict[str, str] = {}  # noqa: RUF012 - read-only defaults, set per subclass or instance
     outputs: dict[str, str] = {}  # noqa: RUF012
-    metrics: dict[str, str] = {}  # noqa: RUF012
+    metrics: Mapping[str, str] | Sequence[Metric | str] = {}  # noqa: RUF012
     Options: ClassVar[type[BaseModel]] = NoOptions
     version: str = "1"
     default_data: ClassVar[str | None] = None
@@ -149,7 +165,7 @@ class Task:
         """The verbs this task serves (``judge``, ``score``, ``calibrate``, ``optimize``, ``prompt``)."""
         found = ["judge", "score"]
         kind = type(self)
-        if kind.calibration_row is not Task.calibration_row:
+        if kind.calibration_row is not Task.calibration_row or self._gold_metrics():
             found.append("calibrate")
         if kind.optimization is not Task.optimization:
             found.append("optimize")
@@ -268,27 +284,11 @@ class Task:
         directory, writes ``results.jsonl``, ``items.csv``, ``items.parquet``,
         ``summary.json`` and ``report.md`` into it (each atomically).
         """
-        from jurist.runner import iter_run_results
+        path = one_run(self, run)
+        return finish_scores(self, scored_items(self, path, options, gold), path, options, gold, write=write)
 
-        if isinstance(run, list):
-            if len(run) != 1:
-                raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
-            run = run[0]
-        path = Path(run)
-        items = items_table(self.item_row(result, options) for result in iter_run_results(path))
-        if items.empty:
-            items = pd.DataFrame(columns=["id", "status", "error_type", "error"])
-        summary = {**run_counts(items), **self.summarize(items, options, gold)}
-        summary["task"] = self.name
-        summary.update(run_info(path))
-        scores = Scores(items=items, summary=json_ready(summary))
-        scores.report = self.report(scores)
-        if write and path.is_dir():
-            from jurist.runner import run_lock
-
-            with run_lock(path):
-                write_exports(path, scores, iter_run_results(path))
-        return scores
+    def _gold_metrics(self) -> list[Metric]:
+        return [metric for metric in computed_metrics(self.metrics) if metric.needs_gold]
 
     # ------------------------------------------------------------------ review
 
@@ -341,9 +341,38 @@ class Task:
         :data:`jurist.report.calibrate.LEADERBOARD_COLUMNS` that apply, plus any of the
         task's own) and the per-label table (``side``, ``label``, ``n``, ``agreed``,
         ``rate``, ``rate_low``, ``rate_high``). ``settings`` holds ``n_resamples``,
-        ``confidence``, ``seed`` and ``options`` (the task's options).
+        ``confidence``, ``seed`` and ``options`` (the task's options). A task builds the
+        columns every row has with :func:`~jurist.tasks.calibration_rows.leaderboard_row`.
+
+        The default, for a task with a :class:`~jurist.tasks._metric.Metric` that needs
+        gold: judge the gold file with :meth:`judge` into
+        ``OUT/runs/{judge}-{fingerprint}/{dataset}`` (resumed on a rerun), and give the
+        common columns over its items; the ``calibrate`` verb adds the declared metrics
+        from the run's summary. Other tasks cannot be calibrated unless they override it.
         """
-        raise self.unsupported("be calibrated (it has no gold labels to compare with)")
+        if not self._gold_metrics():
+            raise self.unsupported("be calibrated (it has no gold labels to compare with)")
+        from jurist.datasets.samples import resolve_input
+        from jurist.runner import call_blocking
+        from jurist.tasks.calibration_rows import (
+            dataset_name,
+            judge_run_dir,
+            label_table,
+            leaderboard_row,
+            run_results,
+        )
+
+        file = resolve_input(gold)
+        dataset = dataset_name(gold)
+        run_dir = judge_run_dir(out, spec) / dataset
+        options = settings.get("options") or self.options()
+        call_blocking(run_judgment, self, file, run_dir, spec.config, options, progress=progress)
+        results = run_results(run_dir)
+        failed = sum(result.status == "failed" for result in results)
+        row = leaderboard_row(
+            self.name, dataset, spec, run_dir, items=len(results), failed=failed, results=results
+        )
+        return row, label_table().assign(dataset=dataset, judge=spec.name)
 
     # ------------------------------------------------------------------ optimization
 
@@ -370,10 +399,175 @@ class Task:
             "description": self.description,
             "inputs": dict(self.inputs),
             "outputs": dict(self.outputs),
-            "metrics": dict(self.metrics),
+            "metrics": {metric.name: metric.description for metric in metric_list(self.metrics)},
             "options": options,
             "verbs": self.verbs,
         }
+
+
+def one_run(task: Task, run: str | Path | list[Path]) -> Path:
+    """The one run a task that scores a run at a time is given (a list must hold one)."""
+    if isinstance(run, list):
+        if len(run) != 1:
+            raise ConfigError(f"task {task.name!r} scores one run at a time", field="run")
+        run = run[0]
+    return Path(run)
+
+
+def scored_items(task: Task, run: Path, options: BaseModel, gold: str | Path | None) -> Scores:
+    """A recorded run's per-item table (:meth:`Task.item_row`) and its summary: the counts,
+    the task's :meth:`Task.summarize`, the task's name and the run's identity. The declared
+    metrics and the report are added by :func:`finish_scores`."""
+    from jurist.runner import iter_run_results
+
+    items = items_table(task.item_row(result, options) for result in iter_run_results(run))
+    if items.empty:
+        items = pd.DataFrame(columns=["id", "status", "error_type", "error"])
+    summary = {**run_counts(items), **task.summarize(items, options, gold)}
+    summary["task"] = task.name
+    summary.update(run_info(run))
+    return Scores(items=items, summary=json_ready(summary))
+
+
+def finish_scores(
+    task: Task, scores: Scores, run: Path, options: BaseModel, gold: str | Path | None, *, write: bool
+) -> Scores:
+    """Complete a scored run: the task's computed metrics into the summary (those that need
+    gold only with ``gold``, given the task's dataset read from it), the report (the task's
+    :meth:`Task.report` and a table of those metrics), and with ``write`` and a run
+    directory the exports, written under the run's lock.
+
+    Raises:
+        ConfigError: A metric failed, or its name is already a figure of the summary.
+    """
+    metrics = computed_metrics(task.metrics)
+    if metrics and isinstance(scores.summary, dict):
+        gold_data = None
+        with_gold = gold is not None
+        if gold is not None and any(metric.needs_gold for metric in metrics):
+            from jurist.datasets.samples import resolve_input
+
+            gold_data = task.read(resolve_input(gold), options)
+        values = metric_values(metrics, scores.items, gold_data, with_gold=with_gold, taken=scores.summary)
+        scores.summary = json_ready({**scores.summary, **values})
+    scores.report = task.report(scores)
+    section = metric_markdown(metrics, scores.summary) if isinstance(scores.summary, dict) else ""
+    if section:
+        scores.report = scores.report.rstrip("\n") + "\n\n" + section
+    if write and run.is_dir():
+        from jurist.runner import iter_run_results, run_lock
+
+        with run_lock(run):
+            write_exports(run, scores, iter_run_results(run))
+    return scores
+
+
+def _source_of(task: Task) -> str:
+    """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
+    path = Path(task.source)
+    return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
+
+
+# ---------------------------------------------------------------------- the one judging loop
+#
+# Every judged run goes through :func:`run_judgment`: the ``judge`` verb's single judge, each
+# juror and repeat of a panel, each stage of a cascade and a calibration's judge. It is a
+# function, not a hook, so a task composes it from its parts (``read``, ``items``,
+# ``make_judge``, ``score``) and cannot replace it. A built-in task that still defines a
+# ``judge`` method of its own (a pipeline of its own, being moved onto this loop task by task)
+# is run by that method.
+
+
+def overrides_judge(task: Task) -> bool:
+    """Whether ``task`` runs a judging pipeline of its own instead of this loop."""
+    return callable(getattr(type(task), "judge", None))
+
+
+def run_judgment(
+    task: Task,
+    data: str | Path,
+    out: str | Path,
+    config: Any,
+    options: BaseModel,
+    *,
+    retry_failed: bool = False,
+    progress: bool = True,
+    only: Collection[str] | None = None,
+) -> JudgeRun:
+    """Judge the items of ``data`` into the run directory ``out`` (resumed if it exists), then
+    score the run against the gold the data carries and write its exports.
+
+    Args:
+        task: The task whose parts read, judge and score.
+        data: The rows (``sample:NAME`` allowed).
+        out: The run directory.
+        config: The judge config (:class:`~jurist.judges.config.JudgeConfig`).
+        options: The task's validated options.
+        retry_failed: Judge again the items recorded as failed.
+        progress: Show the progress bar.
+        only: Judge only the items with these ids (a cascade's later stage); all by default.
+    """
+    if overrides_judge(task):
+        if only is not None:
+            task = _items_among(task, set(only))
+        own: Any = getattr(task, "judge")  # noqa: B009 - not part of the contract
+        return own(data, out, config, options, retry_failed=retry_failed, progress=progress)
+
+    from jurist.datasets.samples import resolve_input
+    from jurist.judges.judge import effective_config
+    from jurist.runner import JudgeRecipe, run_items, run_lock
+
+    path = resolve_input(data)
+    dataset = task.read(path, options)
+    judge = task.make_judge(config, options)
+    effective = effective_config(judge, config)
+    description = dataset.describe()
+    items = task.items(dataset, options)
+    total = description.get("items")
+    if only is not None:
+        wanted = set(only)
+        items = (item for item in items if item.id in wanted)
+        total = len(wanted)
+    # One lock over judging and the exports: no other process writes between them.
+    with run_lock(out):
+        run_items(
+            items,
+            judge,
+            out,
+            task=task.name,
+            task_source=source_of(task),
+            task_options=options.model_dump(mode="json"),
+            dataset=description,
+            config=effective.model_dump(mode="json"),
+            total=total,
+            concurrency=effective.concurrency,
+            retry_failed=retry_failed,
+            progress=progress,
+            # Other processes (--workers, Ray) rebuild the same judge from this.
+            recipe=JudgeRecipe(functools.partial(task.make_judge, options=options), config),
+        )
+        scores = task.score(Path(out), options, gold=path, write=True)
+    return JudgeRun(run_dir=Path(out), scores=scores)
+
+
+def source_of(task: Task) -> str:
+    """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
+    path = Path(task.source)
+    return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
+
+
+def _items_among(task: Task, ids: set[str]) -> Task:
+    """``task`` with its ``items`` limited to ``ids``, for a task with a pipeline of its own that
+    reads its items through the hook (goes with the last such task)."""
+    kind = type(task)
+
+    def items(self: Task, dataset: Any, options: BaseModel) -> Any:
+        return (item for item in kind.items(self, dataset, options) if item.id in ids)
+
+    variant = type(kind.__name__, (kind,), {"items": items, "__doc__": kind.__doc__})
+    clone: Task = object.__new__(variant)
+    clone.__dict__.update(vars(task))
+    return clone
 
 
 def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:

@@ -1,13 +1,16 @@
-"""What every calibrator shares: the judge spec, bootstrap intervals of count statistics,
-agreement from confusion cells, per-class and usage columns, and run-directory naming.
+"""What every calibrator shares: the judge spec, the columns every leaderboard row has
+(:func:`leaderboard_row`), bootstrap intervals of count statistics, agreement from
+confusion cells, and run-directory naming.
 
-Each task's ``calibration_row`` hook (``jurist.tasks.<task>.calibration``) builds its
-leaderboard row from these; they are the shared part, so no task package repeats them.
+Each task's ``calibration_row`` hook (``jurist.tasks.<task>.calibration``) computes what is
+its own (which items it compares, its agreement figures, its per-label table) and builds
+the row with :func:`leaderboard_row`, so no task package repeats the common columns. The
+``calibrate`` verb adds the task's declared metrics (:class:`jurist.Metric`) to every row.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,9 @@ from jurist.runner import iter_run_results
 from jurist.schemas import ItemResult
 
 NAN = float("nan")
+
+LABEL_COLUMNS = ["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"]
+"""The columns of a per-label table (``by_label``), before ``dataset`` and ``judge``."""
 
 
 @dataclass(frozen=True)
@@ -127,3 +133,57 @@ def dataset_name(path: str | Path) -> str:
     """A gold file's name in the leaderboard: its stem, or its folder for generic stems."""
     file = resolve_input(path)
     return file.parent.name if file.stem.lower() in {"dataset", "data", "test", "train", "dev"} else file.stem
+
+
+def label_table() -> pd.DataFrame:
+    """An empty per-label table (a task whose verdict has no classes)."""
+    return pd.DataFrame(columns=LABEL_COLUMNS)
+
+
+def leaderboard_row(
+    task: str,
+    dataset: str,
+    spec: JudgeSpec,
+    run_dir: Path,
+    *,
+    items: int,
+    failed: int,
+    results: Sequence[ItemResult],
+    judgments: int | None = None,
+    model: str | None = None,
+    by_label: pd.DataFrame | None = None,
+    figures: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One leaderboard row: the columns every row has, then the task's own.
+
+    Common columns: ``task``, ``dataset``, ``judge`` (the spec's name), ``model`` (default:
+    the spec's), ``items`` (gold items compared), ``judgments`` (default: ``items``),
+    ``failed``, ``failed_rate`` (``failed / judgments``, NaN without judgments),
+    ``run_dir``, the per-class ``recall_{label}`` / ``precision_{label}`` of ``by_label``,
+    and the usage of ``results`` (:func:`usage_columns`). ``figures`` (agreement, bias,
+    the task's own columns) come between the counts and the per-class columns and may
+    not name a common column.
+
+    Raises:
+        ValueError: ``figures`` names a common column.
+    """
+    count = items if judgments is None else judgments
+    row: dict[str, Any] = {
+        "task": task,
+        "dataset": dataset,
+        "judge": spec.name,
+        "model": spec.config.model if model is None else model,
+        "items": items,
+        "judgments": count,
+        "failed": failed,
+        "failed_rate": failed / count if count else NAN,
+        "run_dir": str(run_dir),
+    }
+    clash = sorted(set(figures or {}) & set(row))
+    if clash:
+        raise ValueError(f"the task's figures name common leaderboard columns: {', '.join(clash)}")
+    row.update(figures or {})
+    if by_label is not None:
+        row.update(per_class_columns(by_label))
+    row.update(usage_columns(list(results)))
+    return row

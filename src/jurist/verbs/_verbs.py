@@ -29,9 +29,9 @@ from jurist.report.calibrate import (
 )
 from jurist.runner.budget import check_priced_configs, spending_limit
 from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
-from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, write_views
+from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, run_judgment, write_views
 from jurist.tasks._estimate import Estimate
-from jurist.tasks._loop import run_judgment
+from jurist.tasks._metric import computed_metrics
 from jurist.tasks._registry import get_task
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.verbs._data import (
@@ -451,7 +451,32 @@ def _calibration_rows(
             )
             rows += [row for row, _ in found_rows]
             tables += [by_label for _, by_label in found_rows]
-    return rows, tables
+    return [_with_declared_metrics(found, row) for row in rows], tables
+
+
+def _with_declared_metrics(task: Task, row: dict[str, Any]) -> dict[str, Any]:
+    """A leaderboard row with the task's computed metrics (:class:`jurist.Metric`), taken
+    from the summary of the run the row names (``run_dir/summary.json``, scored against the
+    gold file), unless the row already has them; a run without them leaves them empty."""
+    import json
+
+    metrics = computed_metrics(task.metrics)
+    if not metrics:
+        return row
+    try:
+        summary = json.loads(
+            (Path(str(row.get("run_dir") or "")) / "summary.json").read_text(encoding="utf-8")
+        )
+    except (OSError, ValueError):
+        summary = {}
+    summary = summary if isinstance(summary, dict) else {}
+    out = dict(row)
+    for metric in metrics:
+        for name in (metric.name, f"{metric.name}_low", f"{metric.name}_high"):
+            if name not in out and (name == metric.name or name in summary):
+                value = summary.get(name)
+                out[name] = math.nan if value is None else value
+    return out
 
 
 def calibrate(
@@ -523,6 +548,7 @@ def calibrate(
                 found, paths, specs, out_dir, settings, progress, target_agreement
             )
     leaderboard = pd.DataFrame(rows)
+    declared = {metric.name: metric.description for metric in computed_metrics(found.metrics)}
     extra = sorted(c for c in leaderboard.columns if c not in LEADERBOARD_COLUMNS)
     leaderboard = leaderboard.reindex(columns=LEADERBOARD_COLUMNS + extra)
     order = {name: i for i, name in enumerate(dict.fromkeys(leaderboard["dataset"]))}
@@ -535,6 +561,8 @@ def calibrate(
     label_columns = ["dataset", "judge", "side", "label", "n", "agreed", "rate", "rate_low", "rate_high"]
     by_label = pd.concat(tables, ignore_index=True).reindex(columns=label_columns)
     settings.pop("options")
+    if declared:
+        settings["metrics"] = declared
     result = Calibration(
         task=found.name,
         leaderboard=leaderboard,

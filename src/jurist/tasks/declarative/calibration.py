@@ -21,15 +21,14 @@ import pandas as pd
 
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.tasks._loop import run_judgment
+from jurist.tasks._contract import run_judgment
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
     dataset_name,
     judge_run_dir,
-    per_class_columns,
+    leaderboard_row,
     run_results,
-    usage_columns,
 )
 from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
 from jurist.tasks.declarative.data import read_gold, split_item_id
@@ -76,20 +75,7 @@ def calibration_row(
     results = [r for r in run_results(run_dir) if split_item_id(r.id)[0] in gold_rows]
     failed = sum(r.status == "failed" for r in results)
     judgments = len(gold_rows) * (2 if task_spec.kind == "pairwise" else 1)
-    row: dict[str, Any] = {
-        "task": task.name,
-        "dataset": dataset,
-        "judge": spec.name,
-        "model": spec.config.model,
-        "items": len(gold_rows),
-        "judgments": judgments,
-        "failed": failed,
-        "failed_rate": failed / judgments if judgments else NAN,
-        "run_dir": str(run_dir),
-        "auroc": NAN,
-        "auroc_low": NAN,
-        "auroc_high": NAN,
-    }
+    own: dict[str, Any] = {"auroc": NAN, "auroc_low": NAN, "auroc_high": NAN}
     stats = {key: settings[key] for key in ("n_resamples", "confidence", "seed")}
     if task_spec.kind == "pairwise":
         every = read_gold(task_spec, file, every_row=True)
@@ -100,14 +86,14 @@ def calibration_row(
             task_spec, list(scored["gold"]), list(scored["verdict"]), settings=stats
         )
         bias = pair_figures(labelled, stats)
-        _copy(row, figures, "accuracy")
-        _copy(row, figures, "kappa")
-        row["consistency"] = bias["consistency"]
-        _copy(row, bias, "position_1_rate")
-        row["position_bias"] = bias["position_bias"]
-        _copy(row, bias, "longer_win_rate")
+        _copy(own, figures, "accuracy")
+        _copy(own, figures, "kappa")
+        own["consistency"] = bias["consistency"]
+        _copy(own, bias, "position_1_rate")
+        own["position_bias"] = bias["position_bias"]
+        _copy(own, bias, "longer_win_rate")
         for name in ("gold_longer_rate", "length_bias", "length_bias_abs"):
-            row[name] = bias.get(name, NAN)
+            own[name] = bias.get(name, NAN)
         settings.setdefault("length_unit", "words")
     else:
         ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
@@ -118,20 +104,30 @@ def calibration_row(
             task_spec, [g for g, _ in matched], [m["verdict"] for _, m in matched], confidence, stats
         )
         if task_spec.kind == "score":
-            _copy(row, figures, "exact_agreement", "accuracy")
-            _copy(row, figures, "qwk", "kappa")
-            _copy(row, figures, "mae")
-            _copy(row, figures, "spearman")
+            _copy(own, figures, "exact_agreement", "accuracy")
+            _copy(own, figures, "qwk", "kappa")
+            _copy(own, figures, "mae")
+            _copy(own, figures, "spearman")
         elif task_spec.kind == "labels":
-            _copy(row, figures, "exact_match", "accuracy")
-            row.update(kappa=NAN, kappa_low=NAN, kappa_high=NAN)
-            _copy(row, figures, "micro_f1")
-            _copy(row, figures, "macro_f1")
+            _copy(own, figures, "exact_match", "accuracy")
+            own.update(kappa=NAN, kappa_low=NAN, kappa_high=NAN)
+            _copy(own, figures, "micro_f1")
+            _copy(own, figures, "macro_f1")
         else:
-            _copy(row, figures, "accuracy")
-            _copy(row, figures, "kappa")
+            _copy(own, figures, "accuracy")
+            _copy(own, figures, "kappa")
             if "auroc" in figures:
-                _copy(row, figures, "auroc")
-    row.update(per_class_columns(by_label))
-    row.update(usage_columns(results))
+                _copy(own, figures, "auroc")
+    row = leaderboard_row(
+        task.name,
+        dataset,
+        spec,
+        run_dir,
+        items=len(gold_rows),
+        judgments=judgments,
+        failed=failed,
+        results=results,
+        by_label=by_label,
+        figures=own,
+    )
     return row, by_label.assign(dataset=dataset, judge=spec.name)

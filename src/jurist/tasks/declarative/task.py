@@ -20,7 +20,8 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import Scores, Task, json_ready, write_exports
+from jurist.tasks._contract import Scores, Task, finish_scores, one_run, scored_items
+from jurist.tasks._metric import Metric, metric_list
 from jurist.tasks.declarative.data import DeclarativeDataset, Row, pair_items, read_rows, rows_from_records
 from jurist.tasks.declarative.spec import TaskFile, read_task_file, validate_task
 
@@ -119,7 +120,10 @@ class DeclarativeTask(Task):
         self.description = self.spec.description.strip()
         self.inputs = {name: f"data column '{column}'" for name, column in self.spec.columns.items()}
         self.outputs = _outputs(self.spec)
-        self.metrics = dict(METRICS[self.spec.kind])
+        # The output kind's figures, then the metrics a subclass declares (jurist.Metric).
+        declared = [metric for metric in metric_list(type(self).metrics) if metric.fn is not None]
+        kind = [Metric(name, description=text) for name, text in METRICS[self.spec.kind].items()]
+        self.metrics = metric_list([*kind, *declared]) if declared else dict(METRICS[self.spec.kind])
         self.version = f"yaml-{self.spec.fingerprint()}"
         self._demo_rows: list[Row] | None = None
 
@@ -228,31 +232,21 @@ class DeclarativeTask(Task):
         write: bool = False,
     ) -> Scores:
         """Score a recorded run; with ``gold``, the per-item table gets ``gold`` and ``correct``
-        (score: ``abs_error``) columns, and a pairwise run's per-row table is ``extra["pairs"]``."""
-        from jurist.runner import iter_run_results
+        (score: ``abs_error``) columns, and a pairwise run's per-row table is ``extra["pairs"]``.
+        Metrics a subclass declares see the table with those columns."""
         from jurist.tasks.declarative.data import read_gold
         from jurist.tasks.declarative.scoring import gold_columns, pairs_table
 
         if gold is not None and self.spec.gold is None and self.spec.kind != "pairwise":
             gold = None  # nothing to compare with
-        if isinstance(run, list):
-            if len(run) != 1:
-                raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
-            run = run[0]
+        path = one_run(self, run)
         spec = _scored_spec(self.spec, options)
-        scores = super().score(run, options, gold=gold, write=False)
+        scores = scored_items(self, path, options, gold)
         scores.items = gold_columns(spec, scores.items, gold)
         if spec.kind == "pairwise":
             rows = read_gold(spec, gold, every_row=True) if gold is not None else None
             scores.extra["pairs"] = pairs_table(scores.items, rows)
-        scores.summary = json_ready(scores.summary)
-        path = Path(run)
-        if write and path.is_dir():
-            from jurist.runner import run_lock
-
-            with run_lock(path):
-                write_exports(path, scores, iter_run_results(path))
-        return scores
+        return finish_scores(self, scores, path, options, gold, write=write)
 
     # ------------------------------------------------------------------ review
 

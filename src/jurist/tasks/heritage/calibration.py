@@ -72,10 +72,9 @@ from jurist.tasks.calibration_rows import (
     dataset_name,
     judge_run_dir,
     label_agreement,
-    per_class_columns,
+    leaderboard_row,
     ratio,
     run_results,
-    usage_columns,
 )
 from jurist.tasks.heritage.run import judge_heritage
 
@@ -315,19 +314,16 @@ def calibrate_subtask(
         if entry.id in results and results[entry.id].status == "ok"
     ]
     failed = len(entries) - len(scored)
-    row: dict[str, Any] = {
-        "task": task,
-        "dataset": dataset,
-        "judge": spec.name,
-        "model": spec.config.model,
-        "items": len(entries),
-        "judgments": len(entries),
-        "failed": failed,
-        "failed_rate": failed / len(entries),
-        "run_dir": str(run_dir),
-    }
     figures, by_label = measure(scored, settings)
-    row.update(figures)
-    row.update(per_class_columns(by_label))
-    row.update(usage_columns(judged))
+    row = leaderboard_row(
+        task,
+        dataset,
+        spec,
+        run_dir,
+        items=len(entries),
+        failed=failed,
+        results=judged,
+        by_label=by_label,
+        figures=figures,
+    )
     return row, by_label.assign(dataset=dataset, judge=spec.name)

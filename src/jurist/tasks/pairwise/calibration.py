@@ -31,9 +31,8 @@ from jurist.tasks.calibration_rows import (
     JudgeSpec,
     dataset_name,
     judge_run_dir,
-    per_class_columns,
+    leaderboard_row,
     run_results,
-    usage_columns,
 )
 from jurist.tasks.pairwise.bias import pair_bias
 from jurist.tasks.pairwise.options import PairwiseOptions
@@ -81,35 +80,25 @@ def calibration_row(
     results = [r for r in run_results(run.run_dir) if r.id in labelled_ids]
     failed = sum(r.status == "failed" for r in results)
     complete = labelled[labelled["complete"]]
-    row_out: dict[str, Any] = {
-        "task": "pairwise",
-        "dataset": dataset,
-        "judge": spec.name,
-        "model": spec.config.model,
-        "items": len(labelled),
-        "judgments": 2 * len(labelled),
-        "failed": failed,
-        "failed_rate": failed / (2 * len(labelled)) if len(labelled) else NAN,
+    own: dict[str, Any] = {
         "consistency": float(pooled["consistency_rate"]),
-        "run_dir": str(run.run_dir),
         "auroc": NAN,
         "auroc_low": NAN,
         "auroc_high": NAN,
     }
     for metric in ("accuracy", "kappa"):
         for suffix in ("", "_low", "_high"):
-            row_out[metric + suffix] = float(pooled[metric + suffix])
+            own[metric + suffix] = float(pooled[metric + suffix])
     bias = pair_bias(labelled, settings)
     for name in BIAS_COLUMNS:
-        row_out[name] = bias[name]
+        own[name] = bias[name]
     settings.setdefault("length_unit", bias["length_unit"])
     by_label = agreement_by_label(
         [str(g) for g in complete["gold"]],
         [str(v) for v in complete["verdict"]],
         confidence=settings["confidence"],
     )
-    row_out.update(per_class_columns(by_label))
-    row_out["accuracy_2"] = float(pooled["accuracy_2"])
+    own["accuracy_2"] = float(pooled["accuracy_2"])
     human = run.agreement.human
     if human is not None:
         pooled_human = human.iloc[-1]
@@ -120,6 +109,17 @@ def calibration_row(
                 "krippendorff_alpha",
                 "judge_annotator_agreement",
             ):
-                row_out[f"human_{metric}{suffix}"] = float(pooled_human[f"{metric}{suffix}"])
-    row_out.update(usage_columns(results))
-    return row_out, by_label.assign(dataset=dataset, judge=spec.name)
+                own[f"human_{metric}{suffix}"] = float(pooled_human[f"{metric}{suffix}"])
+    row = leaderboard_row(
+        "pairwise",
+        dataset,
+        spec,
+        run.run_dir,
+        items=len(labelled),
+        judgments=2 * len(labelled),
+        failed=failed,
+        results=results,
+        by_label=by_label,
+        figures=own,
+    )
+    return row, by_label.assign(dataset=dataset, judge=spec.name)

@@ -29,9 +29,8 @@ from jurist.tasks.calibration_rows import (
     dataset_name,
     judge_run_dir,
     label_agreement,
-    per_class_columns,
+    leaderboard_row,
     run_results,
-    usage_columns,
 )
 
 Judge = Callable[[Path, Path, JudgeConfig, bool], JudgeRun]
@@ -71,29 +70,27 @@ def calibration_row(
         gold_labels.append(labels[0] if supported else labels[1])
         predicted.append(labels[0] if bool(verdict) else labels[1])
         scores.append(1.0 - float(row["adherence_fraction"]))
-    row_out: dict[str, Any] = {
-        "task": "ragbench",
-        "dataset": dataset,
-        "judge": spec.name,
-        "model": spec.config.model,
-        "items": len(gold),
-        "judgments": len(gold),
-        "failed": failed,
-        "failed_rate": failed / len(gold),
-        "no_gold_label": unlabeled,
-        "run_dir": str(run_dir),
-    }
-    row_out.update(label_agreement(gold_labels, predicted, labels, settings))
+    figures: dict[str, Any] = {"no_gold_label": unlabeled}
+    figures.update(label_agreement(gold_labels, predicted, labels, settings))
     distinct = sorted(set(scores))
     position = {score: i for i, score in enumerate(distinct)}
     cells = np.zeros((len(scores), 2 * len(distinct)))
     for i, (g, score) in enumerate(zip(gold_labels, scores, strict=True)):
         offset = 0 if g == "unsupported" else len(distinct)
         cells[i, offset + position[score]] = 1
-    row_out["auroc"], row_out["auroc_low"], row_out["auroc_high"] = bootstrap(
+    figures["auroc"], figures["auroc_low"], figures["auroc_high"] = bootstrap(
         cells, auroc_from_counts, settings
     )
     by_label = agreement_by_label(gold_labels, predicted, confidence=settings["confidence"])
-    row_out.update(per_class_columns(by_label))
-    row_out.update(usage_columns(results))
+    row_out = leaderboard_row(
+        "ragbench",
+        dataset,
+        spec,
+        run_dir,
+        items=len(gold),
+        failed=failed,
+        results=results,
+        by_label=by_label,
+        figures=figures,
+    )
     return row_out, by_label.assign(dataset=dataset, judge=spec.name)

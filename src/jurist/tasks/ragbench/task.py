@@ -19,8 +19,7 @@ from jurist.report.ragbench import render_report
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import JudgeRun, Scores, Task, write_exports
-from jurist.tasks._loop import run_judgment
+from jurist.tasks._contract import JudgeRun, Scores, Task, run_judgment, write_exports
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns

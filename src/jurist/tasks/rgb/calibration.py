@@ -39,10 +39,9 @@ from jurist.tasks.calibration_rows import (
     dataset_name,
     judge_run_dir,
     label_agreement,
-    per_class_columns,
+    leaderboard_row,
     ratio,
     run_results,
-    usage_columns,
 )
 from jurist.tasks.rgb.judges import (
     RGB_JUDGE_CLASSES,
@@ -129,23 +128,20 @@ def calibrate_rgb_judge(
         predicted.append(yes if verdict else no)
     failed = len(rows) - len(predicted)
     runtime = getattr(judge, "config", spec.config)
-    row_out: dict[str, Any] = {
-        "task": task,
-        "dataset": dataset,
-        "judge": spec.name,
-        "model": runtime.model,
-        "items": len(rows),
-        "judgments": len(rows),
-        "failed": failed,
-        "failed_rate": failed / len(rows),
-        "auroc": NAN,
-        "auroc_low": NAN,
-        "auroc_high": NAN,
-        "run_dir": str(run_dir),
-    }
-    row_out.update(label_agreement(gold_labels, predicted, (yes, no), settings))
+    own: dict[str, Any] = {"auroc": NAN, "auroc_low": NAN, "auroc_high": NAN}
+    own.update(label_agreement(gold_labels, predicted, (yes, no), settings))
     by_label = agreement_by_label(gold_labels, predicted, confidence=settings["confidence"])
-    row_out.update(per_class_columns(by_label))
-    row_out.update(_class_intervals(gold_labels, predicted, (yes, no), settings))
-    row_out.update(usage_columns(results))
+    own.update(_class_intervals(gold_labels, predicted, (yes, no), settings))
+    row_out = leaderboard_row(
+        task,
+        dataset,
+        spec,
+        run_dir,
+        items=len(rows),
+        failed=failed,
+        results=results,
+        model=runtime.model,
+        by_label=by_label,
+        figures=own,
+    )
     return row_out, by_label.assign(dataset=dataset, judge=spec.name)
