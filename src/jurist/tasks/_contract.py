@@ -22,7 +22,8 @@ A task says, for one kind of judgment:
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
   in ``jurist view`` become (:meth:`Task.gold_rows`);
 - the rows calibration compares against gold (:meth:`Task.calibration_row`);
-- what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`);
+- what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`),
+  or when one item's output holds many labels (:meth:`Task.panel_labels`);
 - the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
   whose metric has textual feedback for GEPA).
 
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
     from jurist.judges.judge import Judge
     from jurist.optimization import TaskAdapter
     from jurist.runner import Item
+    from jurist.tasks._item_labels import ItemLabels
     from jurist.tasks._unit_verdicts import UnitVerdicts
     from jurist.tasks.calibration_rows import JudgeSpec
 
@@ -340,6 +342,14 @@ class Task:
         several items' outputs (e.g. one comparison asked in both orders): a
         :class:`~jurist.tasks._unit_verdicts.UnitVerdicts`. ``None`` (the default): a panel
         votes per item on the :meth:`review` verdict, one of the task's output fields."""
+        return None
+
+    def panel_labels(self, options: BaseModel) -> ItemLabels | None:
+        """What a jury or ``--repeats`` votes on when one item's output holds many labels (e.g.
+        one per sentence): an :class:`~jurist.tasks._item_labels.ItemLabels` that breaks an
+        output into labelled keys and composes the voted labels back into an output, which the
+        task scores as usual. ``None`` (the default): the output is one labelled key, the
+        :meth:`review` verdict (or the units of :meth:`panel_verdicts`)."""
         return None
 
     def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
