@@ -6,13 +6,15 @@ Agreement among members is computed on the votes, one row per item and one colum
 (nominal for labels and yes/no; interval for numeric scores, with the mean within-item standard
 deviation), each with a percentile-bootstrap interval that resamples items
 (:func:`jurist.metrics.gold_agreement.bootstrap_ci`). Only items with at least two votes count.
+When the rows are keys of items (one row per labelled sentence, say), the interval resamples
+the items, each with all its keys (``groups``): the rows of one item are not independent.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,17 +41,37 @@ def _with_interval(
     return {name: point, f"{name}_low": low, f"{name}_high": high}
 
 
+def _grouped(cells: np.ndarray, groups: Sequence[Hashable]) -> np.ndarray:
+    """``cells`` (one row per kept row) summed per group, groups in first-seen order."""
+    order: dict[Hashable, int] = {}
+    for group in groups:
+        order.setdefault(group, len(order))
+    summed = np.zeros((len(order), cells.shape[1]))
+    np.add.at(summed, [order[group] for group in groups], cells)
+    return summed
+
+
 def agreement_figures(
-    matrix: Sequence[Sequence[Any]], settings: Mapping[str, Any] | None = None
+    matrix: Sequence[Sequence[Any]],
+    settings: Mapping[str, Any] | None = None,
+    groups: Sequence[Hashable] | None = None,
 ) -> dict[str, Any]:
     """Agreement among the members of a panel, from its vote matrix (items × members).
+
+    Args:
+        matrix: One row of votes per item (or per key of an item), one column per member.
+        settings: Bootstrap settings over :data:`SETTINGS`.
+        groups: Per row, the unit the bootstrap resamples (e.g. the item a key belongs to);
+            default: each row. The point values do not depend on it (every statistic is of
+            counts summed over rows).
 
     Returns:
         ``scale`` (``nominal``, or ``interval`` when every vote is a number), ``items`` (with
         two votes or more), ``pairwise_agreement``, ``fleiss_kappa`` and ``krippendorff_alpha``
         (of the scale), each with ``_low``/``_high``; for the interval scale also
-        ``mean_item_sd`` with its interval. Fleiss' κ and the pairwise agreement treat every
-        distinct vote as a category on either scale.
+        ``mean_item_sd`` with its interval; with ``groups``, ``groups``: how many groups those
+        rows belong to. Fleiss' κ and the pairwise agreement treat every distinct vote as a
+        category on either scale.
     """
     chosen = {**SETTINGS, **(settings or {})}
     votes = [[vote for vote in row] for row in matrix]
@@ -58,6 +80,12 @@ def agreement_figures(
     keyed = [[None if vote is None else (type(vote).__name__, vote) for vote in row] for row in votes]
     nominal = annotators.nominal_cells(keyed)
     figures: dict[str, Any] = {"scale": "interval" if interval else "nominal", "items": int(len(nominal))}
+    kept: list[Hashable] | None = None
+    if groups is not None:
+        # The rows the cells keep: those with two votes or more, as annotators counts them.
+        kept = [g for g, row in zip(groups, votes, strict=True) if sum(v is not None for v in row) >= 2]
+        nominal = _grouped(nominal, kept)
+        figures["groups"] = int(len(nominal))
     figures.update(
         _with_interval("pairwise_agreement", nominal, annotators.pairwise_agreement_from_cells, chosen)
     )
@@ -66,6 +94,8 @@ def agreement_figures(
         cells = annotators.interval_cells(
             [[float(v) if v is not None else None for v in row] for row in votes]
         )
+        if kept is not None:
+            cells = _grouped(cells, kept)
         figures.update(
             _with_interval(
                 "krippendorff_alpha", cells, annotators.krippendorff_alpha_interval_from_cells, chosen

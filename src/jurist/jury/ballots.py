@@ -26,9 +26,10 @@ from jurist.jury.aggregate import Vote, decide
 from jurist.jury.derived_run import Outcome
 from jurist.jury.panel import Panel
 from jurist.schemas import ItemResult, Usage
+from jurist.tasks._item_labels import ItemLabels
 from jurist.tasks._unit_verdicts import UnitVerdicts
 
-__all__ = ["Ballot", "PanelOutcome", "item_outcome", "unit_outcomes"]
+__all__ = ["Ballot", "LabelBallot", "PanelOutcome", "item_outcome", "labelled_outcome", "unit_outcomes"]
 
 Results = Mapping[str, Mapping[str, ItemResult]]
 """Member name -> item id -> its recorded result."""
@@ -189,3 +190,82 @@ def unit_outcomes(
         output[panel.kind] = {**record, "unit": unit_id, "verdict": verdict}
         outcomes.append(_made(item_id, output, None, spent[item_id]))
     return outcomes, ballot
+
+
+@dataclass(frozen=True)
+class LabelBallot:
+    """The panel's votes on one item whose output holds many labels
+    (:meth:`jurist.tasks.Task.panel_labels`): one vote per key of each label kind.
+
+    Attributes:
+        id: The item's id.
+        voters: The members that answered the item, in panel order.
+        labels: Label kind -> key -> each member's label in panel order (``None``: no vote).
+        ties: Label kind -> the keys member order decided (no majority, or a tie for the most).
+    """
+
+    id: str
+    voters: tuple[str, ...]
+    labels: dict[str, dict[str, list[Any]]]
+    ties: dict[str, list[str]]
+
+    def split(self) -> dict[str, dict[str, list[Any]]]:
+        """The votes of the keys the voters did not label alike (label kind -> key -> votes)."""
+        found: dict[str, dict[str, list[Any]]] = {}
+        for kind, keys in self.labels.items():
+            for key, votes in keys.items():
+                if len({(type(v).__name__, v) for v in votes if v is not None}) > 1:
+                    found.setdefault(kind, {})[key] = votes
+        return found
+
+
+def labelled_outcome(
+    item_id: str, inputs: Mapping[str, Any], panel: Panel, rule: ItemLabels, results: Results
+) -> tuple[PanelOutcome, LabelBallot]:
+    """The panel's vote on each labelled key of one item (each member's labels read by
+    ``rule``), and what its run records: the task's output composed from the voted labels, with
+    the votes per key under the panel's kind (``members``, ``voters``, ``labels``: kind -> key ->
+    votes in member order, ``ties``: kind -> keys member order decided, ``aggregate``)."""
+    spent = _spent(item_id, panel, results)
+    answered: dict[str, dict[str, Any]] = {}
+    errors = []
+    for member in panel.members:
+        result = results[member.name].get(item_id)
+        if result is not None and result.status == "ok" and result.output is not None:
+            answered[member.name] = result.output
+        else:
+            errors.append(f"{member.name}: {_why(result)}")
+    voters = tuple(answered)
+    if not answered:
+        return _made(item_id, None, _nobody(panel, errors), spent), LabelBallot(item_id, voters, {}, {})
+    given = {name: rule.labels(inputs, output) for name, output in answered.items()}
+    votes: dict[str, dict[str, list[Any]]] = {}
+    voted: dict[str, dict[str, Any]] = {}
+    ties: dict[str, list[str]] = {}
+    for kind in rule.kinds:
+        votes[kind], voted[kind], ties[kind] = {}, {}, []
+        keys: list[str] = []
+        for labels in given.values():
+            keys += [key for key in labels.get(kind, {}) if key not in keys]
+        for key in keys:
+            row = [given[m.name].get(kind, {}).get(key) if m.name in given else None for m in panel.members]
+            cast = [
+                Vote(m.name, v, m.weight) for m, v in zip(panel.members, row, strict=True) if v is not None
+            ]
+            votes[kind][key] = row
+            if not cast:
+                continue
+            decision = decide(cast, panel.aggregate)
+            voted[kind][key] = decision.verdict
+            if decision.tie:
+                ties[kind].append(key)
+    ballot = LabelBallot(item_id, voters, votes, ties)
+    output = rule.compose(inputs, voted, list(answered.values()))
+    output[panel.kind] = {
+        "aggregate": panel.aggregate,
+        "members": [member.name for member in panel.members],
+        "voters": len(voters),
+        "labels": votes,
+        "ties": {kind: keys for kind, keys in ties.items() if keys},
+    }
+    return _made(item_id, output, None, spent), ballot

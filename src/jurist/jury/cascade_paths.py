@@ -5,7 +5,8 @@ A stage is unsure of an item, and sends it to the next stage, when:
 - it failed on the item (no verdict);
 - a **baseline** stage: its output records that no rule fired (``rule`` is ``null``; a YAML
   task's rule judge records it, and a baseline that records no ``rule`` is never unsure);
-- a **jury** stage: its jurors were not unanimous (a split vote, or a juror that failed);
+- a **jury** stage: its jurors were not unanimous (a split vote, or a juror that failed; for a
+  jury that voted per labelled key, a split on any key);
 - a stage with ``escalate_below``: its confidence in the verdict is missing or below it.
 
 The confidence in the verdict is the task's review confidence column; for a yes/no verdict that
@@ -92,9 +93,28 @@ def stage_record(run_dir: Path, items: pd.DataFrame) -> StageRecord:
     return StageRecord(run_dir, results, rows)
 
 
+def _labels_split(section: Mapping[str, Any]) -> str | None:
+    """Why a jury that voted per labelled key is not unanimous, or ``None`` when it is."""
+    members = list(section.get("members") or [])
+    split: list[str] = []
+    for kind, keys in (section.get("labels") or {}).items():
+        for key, votes in keys.items():
+            missing = [name for name, vote in zip(members, votes, strict=False) if vote is None]
+            if missing:
+                return f"juror {missing[0]} gave no verdict"
+            if len({(type(vote).__name__, json_key(vote)) for vote in votes}) > 1:
+                split.append(f"{kind} {key}")
+    if not split:
+        return None
+    shown = ", ".join(split[:5]) + (f", … ({len(split)} keys)" if len(split) > 5 else "")
+    return f"jurors disagree ({shown})"
+
+
 def _jury_split(output: Mapping[str, Any]) -> str | None:
     """Why a jury's verdict is not unanimous, or ``None`` when it is."""
     section = output.get("jury")
+    if isinstance(section, Mapping) and "labels" in section:
+        return _labels_split(section)
     votes = section.get("votes") if isinstance(section, Mapping) else None
     if not isinstance(votes, Mapping) or not votes:
         return "no votes recorded"

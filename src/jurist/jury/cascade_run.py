@@ -46,13 +46,18 @@ def check_cascade(
 ) -> Review:
     """The task's review, once it is clear that ``task`` can run ``cascade``.
 
+    A task whose output holds many labels (:meth:`~jurist.tasks.Task.panel_labels`) passes on
+    its whole output per item, so its verdict may follow from the output rather than be a field.
+
     Raises:
-        ConfigError: The task's verdict is not one output field; a stage before the last needs
-            a confidence the task does not give, or (``need_thresholds``) has no ``escalate_below``;
-            a jury stage cannot be (see :func:`jurist.jury.run.check_task`).
+        ConfigError: The task's verdict is not one output field (nor follows from labels a jury
+            votes per key); a stage before the last needs a confidence the task does not give, or
+            (``need_thresholds``) has no ``escalate_below``; a jury stage cannot be (see
+            :func:`jurist.jury.run.check_task`).
     """
     review = task.review(options)
-    if review.verdict is None or review.verdict not in task.outputs:
+    labelled = review.verdict is not None and task.panel_labels(options) is not None
+    if review.verdict is None or (review.verdict not in task.outputs and not labelled):
         outputs = ", ".join(task.outputs) or "none"
         raise ConfigError(
             f"task {task.name!r} cannot have a cascade: its verdict {review.verdict!r} is not one of its "

@@ -2,7 +2,8 @@
 prints, and the review columns of its votes.
 
 Every number comes from the panel's section of the summary (:mod:`jurist.jury.run`); nothing
-here computes a statistic.
+here computes a statistic. A panel that voted per labelled key (its section has ``labels``)
+shows its agreement per label kind.
 """
 
 from __future__ import annotations
@@ -86,12 +87,14 @@ def section_markdown(section: Mapping[str, Any]) -> str:
     )
     names = [str(member.get("name")) for member in members]
     header = "| | " + " | ".join(names) + f" | {kind} |"
-    lines = [
-        title,
-        "",
-        f"Votes on `{section.get('verdict')}`; each of the {word} is its own run directory.",
-        "",
-    ]
+    labels = section.get("labels")
+    voted_on = (
+        f"Votes per key on the labels {', '.join(f'`{kind}`' for kind in labels)} (the verdict "
+        f"`{section.get('verdict')}` follows from them)"
+        if isinstance(labels, Mapping)
+        else f"Votes on `{section.get('verdict')}`"
+    )
+    lines = [title, "", f"{voted_on}; each of the {word} is its own run directory.", ""]
     lines += [header, "|---" * (len(names) + 2) + "|"]
     if any(member.get("weight") is not None for member in members):
         lines.append("| weight | " + " | ".join(_fmt(member.get("weight")) for member in members) + " | |")
@@ -110,6 +113,8 @@ def section_markdown(section: Mapping[str, Any]) -> str:
             )
         lines.append("| self-consistency κ | " + " | ".join(cells) + " | |")
     lines += _figure_rows(section)
+    if isinstance(labels, Mapping):
+        return "\n".join([*lines, *_label_lines(section, labels, word, len(members))]) + "\n"
     heading, figures = _agreement(section)
     scale = figures.get("scale", "nominal")
     votes = section.get("votes") or {}
@@ -147,6 +152,53 @@ def section_markdown(section: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _label_agreement(section: Mapping[str, Any], entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    return entry.get("agreement" if section.get("kind") == "jury" else "self_consistency") or {}
+
+
+def _label_lines(section: Mapping[str, Any], labels: Mapping[str, Any], word: str, size: int) -> list[str]:
+    """The agreement per label kind, each pair's agreement per label kind, and the votes."""
+    heading, _ = _agreement(section)
+    shown = [(key, label) for key, label in _STATISTICS if key != "mean_item_sd"]
+    lines = [
+        "",
+        f"### {heading}, per label (keys with two votes or more; 95% intervals resample items)",
+        "",
+        "| label | keys | unanimous | split | decided by order | "
+        + " | ".join(label for _, label in shown)
+        + " |",
+        "|---" * (5 + len(shown)) + "|",
+    ]
+    for kind, entry in labels.items():
+        figures = _label_agreement(section, entry)
+        cells = [
+            _interval(figures.get(key), figures.get(f"{key}_low"), figures.get(f"{key}_high"))
+            for key, _ in shown
+        ]
+        counts = [entry.get(name, 0) for name in ("keys", "unanimous", "split", "decided_by_order")]
+        lines.append(f"| {kind} | " + " | ".join(str(c) for c in counts) + " | " + " | ".join(cells) + " |")
+    kinds = list(labels)
+    first = labels[kinds[0]].get("pairs") if kinds else None
+    if first:
+        lines += ["", "| pair | " + " | ".join(kinds) + " |", "|---" * (1 + len(kinds)) + "|"]
+        for index, pair in enumerate(first):
+            cells = []
+            for kind in kinds:
+                found = (labels[kind].get("pairs") or [])[index]
+                cells.append(f"{_fmt(found['agreement'])} (n={found['n']})")
+            lines.append(f"| {pair['a']} – {pair['b']} | " + " | ".join(cells) + " |")
+    votes = section.get("votes") or {}
+    lines += [
+        "",
+        f"Votes on each item: {votes.get('unanimous', 0)} of {votes.get('items', 0)} items unanimous on "
+        f"every key, {votes.get('split', 0)} with a split key, {votes.get('decided_by_order', 0)} with a "
+        f"key decided by {word[:-1]} order (the first {word[:-1]} in order who voted, or the earliest "
+        f"voter among tied labels); {votes.get('partial', 0)} with fewer than {size} votes (a member "
+        f"failed); {votes.get('no_votes', 0)} without any vote (failed).",
+    ]
+    return lines
+
+
 def panel_figures(section: Mapping[str, Any]) -> list[Figure]:
     """The panel's figures: each member's and the panel's agreement with gold (when the task
     reports one), and the agreement statistics among members, each with its interval."""
@@ -174,6 +226,9 @@ def panel_figures(section: Mapping[str, Any]) -> list[Figure]:
                 ),
             )
         )
+    labels = section.get("labels")
+    if isinstance(labels, Mapping):
+        return found + _label_figures(section, labels)
     heading, figures = _agreement(section)
     unit = str((section.get("votes") or {}).get("unit") or "item")
     statistics = [
@@ -202,6 +257,38 @@ def panel_figures(section: Mapping[str, Any]) -> list[Figure]:
     return found
 
 
+def _label_figures(section: Mapping[str, Any], labels: Mapping[str, Any]) -> list[Figure]:
+    """One figure: each agreement statistic per label kind, with its interval."""
+    heading, _ = _agreement(section)
+    bars = []
+    for kind, entry in labels.items():
+        figures = _label_agreement(section, entry)
+        bars += [
+            {
+                "label": f"{kind}: {label}",
+                "value": figures.get(key),
+                "low": figures.get(f"{key}_low"),
+                "high": figures.get(f"{key}_high"),
+                "group": kind,
+            }
+            for key, label in _STATISTICS
+            if key in figures and not _missing(figures.get(key))
+        ]
+    if not bars:
+        return []
+    return [
+        Figure(
+            kind="bars",
+            title=heading[0].upper() + heading[1:] + ", per label",
+            data={"bars": bars, "ylabel": "value"},
+            caption=(
+                "Over every labelled key with two votes or more (a document sentence's relevant label, "
+                "say); 95% bootstrap intervals resampling items, each with all its keys."
+            ),
+        )
+    ]
+
+
 def panel_lines(summary: Any) -> list[str]:
     """What ``jurist judge`` prints about a panel's run, after the task's own lines (none when
     the run is not a panel's)."""
@@ -212,20 +299,38 @@ def panel_lines(summary: Any) -> list[str]:
         return []
     heading, figures = _agreement(section)
     members = list(section.get("members") or [])
+    labels = section.get("labels")
+    if isinstance(labels, Mapping):
+        lines = [
+            f"{section.get('kind')} of {len(members)} ({section.get('aggregate')}): {heading}, per label:"
+        ]
+        for kind, entry in labels.items():
+            found = _label_agreement(section, entry)
+            stats = ", ".join(
+                f"{label} {_interval(found.get(key), found.get(f'{key}_low'), found.get(f'{key}_high'))}"
+                for key, label in _STATISTICS
+                if key in found
+            )
+            lines.append(f"  {kind} ({entry.get('keys', 0)} keys): {stats}")
+        return lines + _gold_line(section, members)
     stats = ", ".join(
         f"{label} {_interval(figures.get(key), figures.get(f'{key}_low'), figures.get(f'{key}_high'))}"
         for key, label in _STATISTICS
         if key in figures
     )
     lines = [f"{section.get('kind')} of {len(members)} ({section.get('aggregate')}): {heading}: {stats}"]
+    return lines + _gold_line(section, members)
+
+
+def _gold_line(section: Mapping[str, Any], members: list[Any]) -> list[str]:
     gold = [(str(m.get("name")), m.get("gold")) for m in members]
     gold.append((str(section.get("kind")), (section.get("aggregated") or {}).get("gold")))
-    if any(entry for _, entry in gold):
-        lines.append(
-            "agreement with gold: "
-            + ", ".join(f"{name} {_fmt(entry['rate']) if entry else 'n/a'}" for name, entry in gold)
-        )
-    return lines
+    if not any(entry for _, entry in gold):
+        return []
+    return [
+        "agreement with gold: "
+        + ", ".join(f"{name} {_fmt(entry['rate']) if entry else 'n/a'}" for name, entry in gold)
+    ]
 
 
 class PanelViews(SectionViews):

@@ -11,7 +11,9 @@ task's own scoring, and the HTML report and ``jurist view`` read it like any run
 member failed on is a failed item. The panel's run is rebuilt from its members' runs on every
 call (it costs no model call), so a member resumed later is reflected in it. A task whose
 verdict is derived from several items' outputs (:meth:`~jurist.tasks.Task.panel_verdicts`) is
-voted per unit of items (:mod:`jurist.jury.ballots`).
+voted per unit of items, and one whose item output holds many labels
+(:meth:`~jurist.tasks.Task.panel_labels`, e.g. one per sentence) per labelled key, agreement
+then reported per label kind (:mod:`jurist.jury.ballots`, :mod:`jurist.jury.label_section`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ from jurist.errors import ConfigError, RunDirectoryError
 from jurist.judges.lm import repeat_salt
 from jurist.jury.aggregate import is_number, is_one_value
 from jurist.jury.agreement import agreement_figures, gold_rate, headline, member_pairs
-from jurist.jury.ballots import Ballot, PanelOutcome, item_outcome, unit_outcomes
+from jurist.jury.ballots import (
+    Ballot,
+    LabelBallot,
+    PanelOutcome,
+    item_outcome,
+    labelled_outcome,
+    unit_outcomes,
+)
 from jurist.jury.derived_run import (
     RecordedJudge,
     combined_fingerprint,
@@ -40,10 +49,12 @@ from jurist.jury.derived_run import (
     record_items,
     write_section,
 )
+from jurist.jury.label_section import label_figures, label_votes
 from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
-from jurist.runner import MANIFEST, RESULTS_DB, ResultStore, iter_run_results, run_lock
+from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, iter_run_results, run_lock
 from jurist.tasks._contract import JudgeRun, Scores, Task, run_judgment, write_views
+from jurist.tasks._item_labels import ItemLabels
 from jurist.tasks._unit_verdicts import UnitVerdicts
 
 __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
@@ -51,7 +62,8 @@ __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
 
 def check_task(task: Task, options: BaseModel, panel: Panel) -> str:
     """The verdict a panel of ``task`` votes on: the task's review verdict, an output field per
-    item, or derived per unit of items by the task's :meth:`~jurist.tasks.Task.panel_verdicts`.
+    item, derived per unit of items by the task's :meth:`~jurist.tasks.Task.panel_verdicts`, or
+    following from labels voted per key (:meth:`~jurist.tasks.Task.panel_labels`).
 
     Raises:
         ConfigError: The task names no verdict, its verdict is neither an output field nor
@@ -61,6 +73,21 @@ def check_task(task: Task, options: BaseModel, panel: Panel) -> str:
     what = "have a jury" if panel.kind == "jury" else "be repeated"
     if review.verdict is None:
         raise ConfigError(f"task {task.name!r} cannot {what}: it names no verdict column", field="task")
+    labels = task.panel_labels(options)
+    numeric = panel.aggregate in ("mean", "median")
+    if labels is not None:
+        if panel.kind in task.outputs:
+            raise ConfigError(
+                f"task {task.name!r} cannot {what}: its output field {panel.kind!r} is where the votes go",
+                field="task",
+            )
+        if numeric and not labels.numeric:
+            raise ConfigError(
+                f"aggregate {panel.aggregate!r} needs numeric labels; task {task.name!r} votes on "
+                f"labels ({', '.join(labels.kinds)}) that are not numbers (use majority or plurality)",
+                field="aggregate",
+            )
+        return review.verdict
     derived = task.panel_verdicts(options) is not None
     if not derived and review.verdict not in task.outputs:
         outputs = ", ".join(task.outputs) or "none"
@@ -74,7 +101,6 @@ def check_task(task: Task, options: BaseModel, panel: Panel) -> str:
             f"task {task.name!r} cannot {what}: its output field {panel.kind!r} is where the votes go",
             field="task",
         )
-    numeric = panel.aggregate in ("mean", "median")
     if numeric and review.label is not None and review.label.kind != "score":
         raise ConfigError(
             f"aggregate {panel.aggregate!r} needs numeric verdicts; task {task.name!r} gives "
@@ -182,7 +208,7 @@ def run_panel(
     runs: dict[str, JudgeRun] = {}
     for member in panel.members:
         runs[member.name] = _run_member(task, panel, member, data, out, options, retry_failed, progress)
-        if len(runs) == 1 and task.panel_verdicts(options) is None:
+        if len(runs) == 1 and task.panel_verdicts(options) is None and task.panel_labels(options) is None:
             _check_votes(task, panel, verdict, runs[member.name].run_dir)
     return _aggregate(task, panel, verdict, data, out, options, runs)
 
@@ -235,9 +261,16 @@ def _aggregate(
 ) -> JudgeRun:
     path = resolve_input(data)
     dataset = task.read(path, options)
-    ids = [item.id for item in task.items(dataset, options)]
     results = {name: {r.id: r for r in iter_run_results(run.run_dir)} for name, run in runs.items()}
-    outcomes, ballots = _vote(task.panel_verdicts(options), dataset, ids, panel, verdict, results)
+    labels = task.panel_labels(options)
+    ballots: list[Ballot] | list[LabelBallot]
+    if labels is not None:  # the labels' keys come from each item's inputs
+        items = list(task.items(dataset, options))
+        ids = [item.id for item in items]
+        outcomes, ballots = _vote_labels(labels, items, panel, results)
+    else:
+        ids = [item.id for item in task.items(dataset, options)]
+        outcomes, ballots = _vote(task.panel_verdicts(options), dataset, ids, panel, verdict, results)
     manifests = {name: read_manifest(run.run_dir) for name, run in runs.items()}
     fingerprint = combined_fingerprint(
         [panel.fingerprint(), *(str(manifests[m.name].get("judge_fingerprint")) for m in panel.members)]
@@ -253,6 +286,18 @@ def _aggregate(
         write_section(task, out, scores, panel.kind, section, section_markdown(section))
     write_views(PanelViews(task, section), out, scores, options)
     return JudgeRun(run_dir=out, scores=scores)
+
+
+def _vote_labels(
+    rule: ItemLabels, items: list[Item], panel: Panel, results: dict[str, dict[str, Any]]
+) -> tuple[dict[str, PanelOutcome], list[LabelBallot]]:
+    """Every item's outcome and ballot, voted per labelled key."""
+    outcomes: dict[str, PanelOutcome] = {}
+    ballots: list[LabelBallot] = []
+    for item in items:
+        outcomes[item.id], ballot = labelled_outcome(item.id, item.inputs, panel, rule, results)
+        ballots.append(ballot)
+    return outcomes, ballots
 
 
 def _vote(
@@ -283,10 +328,11 @@ def _section(
     options: BaseModel,
     panel: Panel,
     runs: dict[str, JudgeRun],
-    ballots: Sequence[Ballot],
+    ballots: Sequence[Ballot] | Sequence[LabelBallot],
     scores: Scores,
 ) -> dict[str, Any]:
-    """The panel's part of the summary: members, the panel's own figures, votes and agreement."""
+    """The panel's part of the summary: members, the panel's own figures, votes and agreement
+    (for labels voted per key: under ``labels``, per label kind)."""
     review = task.review(options)
     rule = task.panel_verdicts(options)
     members = []
@@ -306,12 +352,29 @@ def _section(
             entry["self_consistency"] = nested.get("self_consistency")
         members.append(entry)
     names = [member.name for member in panel.members]
-    matrix = [[ballot.votes.get(name) for name in names] for ballot in ballots]
+    agreement = "agreement" if panel.kind == "jury" else "self_consistency"
+    section: dict[str, Any] = {
+        "kind": panel.kind,
+        "name": panel.name,
+        "aggregate": panel.aggregate,
+        "weights": dict(panel.weights) if panel.weights is not None else None,
+        "verdict": review.verdict,
+        "members": members,
+        "aggregated": {"gold": gold_rate(scores.items, review), "figures": headline(scores.summary)},
+    }
+    labels = task.panel_labels(options)
+    if labels is not None:
+        voted = [ballot for ballot in ballots if isinstance(ballot, LabelBallot)]
+        section["votes"] = label_votes(voted, len(names))
+        section["labels"] = label_figures(voted, labels.kinds, names, agreement)
+        return section
+    single = [ballot for ballot in ballots if isinstance(ballot, Ballot)]
+    matrix = [[ballot.votes.get(name) for name in names] for ballot in single]
     voters = [sum(vote is not None for vote in row) for row in matrix]
     distinct = [len({(type(v).__name__, v) for v in row if v is not None}) for row in matrix]
-    tied = sum(ballot.tie for ballot in ballots)
+    tied = sum(ballot.tie for ballot in single)
     votes: dict[str, Any] = {
-        "items": len(ballots),
+        "items": len(single),
         "unanimous": sum(n == len(names) and d == 1 for n, d in zip(voters, distinct, strict=True)),
         "split": sum(d > 1 for d in distinct),
         "decided_by_order": tied if rule is None else 0,
@@ -320,28 +383,34 @@ def _section(
     }
     if rule is not None:  # votes per unit; one without a winner gives the task's no-decision verdict
         votes.update(unit=rule.unit_name, no_decision=tied, no_decision_verdict=rule.no_decision)
-    agreement = "agreement" if panel.kind == "jury" else "self_consistency"
-    return {
-        "kind": panel.kind,
-        "name": panel.name,
-        "aggregate": panel.aggregate,
-        "weights": dict(panel.weights) if panel.weights is not None else None,
-        "verdict": review.verdict,
-        "members": members,
-        "aggregated": {"gold": gold_rate(scores.items, review), "figures": headline(scores.summary)},
-        "votes": votes,
-        agreement: agreement_figures(matrix),
-        "pairs": member_pairs(matrix, names),
-    }
+    section.update(
+        {"votes": votes, agreement: agreement_figures(matrix), "pairs": member_pairs(matrix, names)}
+    )
+    return section
 
 
-def _add_votes(scores: Scores, panel: Panel, ballots: Sequence[Ballot]) -> None:
+def _add_votes(scores: Scores, panel: Panel, ballots: Sequence[Ballot] | Sequence[LabelBallot]) -> None:
     """Add the votes to the per-item table (whose rows are the ballots' items or units):
-    ``KIND_votes`` (JSON), ``KIND_voters`` and ``KIND_tie``."""
+    ``KIND_votes`` (JSON), ``KIND_voters`` and ``KIND_tie``. For labels voted per key,
+    ``KIND_votes`` holds the votes of the keys the voters did not label alike (label kind ->
+    key -> votes in member order) and ``KIND_tie`` whether member order decided a key."""
     items = scores.items
     if items.empty or "id" not in items:
         return
-    by_id = {ballot.id: ballot for ballot in ballots}
+    if ballots and isinstance(ballots[0], LabelBallot):
+        labelled = {ballot.id: ballot for ballot in ballots if isinstance(ballot, LabelBallot)}
+        rows = [labelled.get(str(item_id)) for item_id in items["id"]]
+        items[f"{panel.kind}_votes"] = pd.Series(
+            [json.dumps(b.split(), ensure_ascii=False) if b else None for b in rows],
+            index=items.index,
+            dtype=object,
+        )
+        items[f"{panel.kind}_voters"] = [len(b.voters) if b else 0 for b in rows]
+        items[f"{panel.kind}_tie"] = pd.Series(
+            [any(b.ties.values()) if b else None for b in rows], index=items.index, dtype=object
+        )
+        return
+    by_id = {ballot.id: ballot for ballot in ballots if isinstance(ballot, Ballot)}
     found = [by_id.get(str(item_id)) for item_id in items["id"]]
     items[f"{panel.kind}_votes"] = pd.Series(
         [json.dumps(o.votes, ensure_ascii=False) if o else None for o in found],

@@ -28,7 +28,8 @@ A task says, for one kind of judgment:
 - the rows calibration compares against gold (:meth:`Task.calibration_row`; the columns every
   row has are built once by :func:`jurist.tasks.calibration_rows.leaderboard_row`, and a task
   whose metrics compare with gold is calibrated without writing it);
-- what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`);
+- what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`),
+  or when one item's output holds many labels (:meth:`Task.panel_labels`);
 - the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
   whose metric has textual feedback for GEPA).
 
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
     from jurist.judges.judge import Judge
     from jurist.optimization import TaskAdapter
     from jurist.runner import Item
+    from jurist.tasks._item_labels import ItemLabels
     from jurist.tasks._unit_verdicts import UnitVerdicts
     from jurist.tasks.calibration_rows import JudgeSpec
 
@@ -302,6 +304,14 @@ class Task:
         several items' outputs (e.g. one comparison asked in both orders): a
         :class:`~jurist.tasks._unit_verdicts.UnitVerdicts`. ``None`` (the default): a panel
         votes per item on the :meth:`review` verdict, one of the task's output fields."""
+        return None
+
+    def panel_labels(self, options: BaseModel) -> ItemLabels | None:
+        """What a jury or ``--repeats`` votes on when one item's output holds many labels (e.g.
+        one per sentence): an :class:`~jurist.tasks._item_labels.ItemLabels` that breaks an
+        output into labelled keys and composes the voted labels back into an output, which the
+        task scores as usual. ``None`` (the default): the output is one labelled key, the
+        :meth:`review` verdict (or the units of :meth:`panel_verdicts`)."""
         return None
 
     def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:

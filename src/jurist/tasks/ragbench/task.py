@@ -24,6 +24,7 @@ from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
 from jurist.tasks.ragbench.optimization import RagbenchAdapter
+from jurist.tasks.ragbench.panel import SentenceLabels
 
 
 class RagbenchTask(Task):
@@ -130,6 +131,12 @@ class RagbenchTask(Task):
 
     def review(self, options: BaseModel) -> Review:
         return REVIEW
+
+    def panel_labels(self, options: BaseModel) -> SentenceLabels:
+        """A jury or ``--repeats`` votes per sentence key (relevant, utilized, supported) and on
+        ``overall_supported``; TRACe is recomputed from the voted labels
+        (:mod:`jurist.tasks.ragbench.panel`)."""
+        return SentenceLabels()
 
     def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
         """The confusion of adherence against gold, the TRACe histograms, the hallucination ROC
