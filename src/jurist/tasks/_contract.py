@@ -14,7 +14,8 @@ A task says, for one kind of judgment:
   turned into runner items (:meth:`Task.items`);
 - its judges (:meth:`Task.make_judge`): the offline baseline for the default config, the
   LLM program (:meth:`Task.program`, parsed and validated by :meth:`Task.postprocess`)
-  for a config that names a model, or a compiled program from ``jurist optimize``;
+  for a config that names a model, or a compiled program from ``jurist optimize``; what of
+  the data a judge needs besides its items (:meth:`Task.judge_options`);
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
   of :mod:`jurist.metrics`) and reported (:meth:`Task.report`);
 - how people look at its items (:meth:`Task.review`: which columns are the verdict, the
@@ -216,6 +217,16 @@ class Task:
         if config.is_baseline:
             return self.baseline(options)
         return LLMJudge(self.program(options), config, postprocess)
+
+    def judge_options(self, dataset: Any, options: BaseModel) -> BaseModel:
+        """The options :meth:`make_judge` is called with to judge ``dataset`` (``options`` by default).
+
+        A task whose judge needs something of the data it judges (heritage's BM25 retrieval
+        searches every text of the gold file) returns a copy carrying it in a private
+        attribute, so it reaches the judge in other processes too (``--workers``, Ray) while
+        the manifest records ``options`` as given.
+        """
+        return options
 
     # ------------------------------------------------------------------ scoring
 

@@ -64,7 +64,8 @@ def run_judgment(
 
     path = resolve_input(data)
     dataset = task.read(path, options)
-    judge = task.make_judge(config, options)
+    judged = task.judge_options(dataset, options)
+    judge = task.make_judge(config, judged)
     effective = effective_config(judge, config)
     description = dataset.describe()
     items = task.items(dataset, options)
@@ -89,7 +90,7 @@ def run_judgment(
             retry_failed=retry_failed,
             progress=progress,
             # Other processes (--workers, Ray) rebuild the same judge from this.
-            recipe=JudgeRecipe(functools.partial(task.make_judge, options=options), config),
+            recipe=JudgeRecipe(functools.partial(task.make_judge, options=judged), config),
         )
         scores = task.score(Path(out), options, gold=path, write=True)
     return JudgeRun(run_dir=Path(out), scores=scores)
