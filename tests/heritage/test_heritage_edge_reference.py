@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
+import jurist
 from jurist.datasets.heritage import load_heritage_gold
 from jurist.metrics.heritage_ner import corpus_entity_level_metrics, nervaluate_metrics
 from jurist.metrics.heritage_retrieval import retrieval_metrics
-from jurist.tasks.heritage import judge_heritage
-from jurist.tasks.heritage.scoring import score_heritage
 from support import run_cli
 
 TYPES = ["GRP.HER.MUS", "TOP", "TMP"]
@@ -143,12 +142,16 @@ def test_report_says_how_many_queries_had_no_relevant_document(
     records[0]["qa_pairs"][0]["relevance"] = dict.fromkeys(ids, 0)
     gold = tmp_path / "gold.jsonl"
     gold.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    run = judge_heritage(gold, tmp_path / "run", tasks=("retrieval",), progress=False)
+    run = jurist.judge(
+        "heritage", gold, out=tmp_path / "run", options={"tasks": ["retrieval"]}, progress=False
+    )
     counted = run.scores.summary["retrieval"]
     assert counted["queries_without_relevant"] == 1 and counted["empty_queries"] == "zero"
     assert counted["queries"] == sum(len(e.qa_pairs) for e in entries)
     assert "1 without a relevant document, counted as 0 on P, R and MRR" in run.scores.report
-    dropped = score_heritage(tmp_path / "run", empty_queries="drop").summary["retrieval"]
+    dropped = jurist.score("heritage", tmp_path / "run", options={"empty_queries": "drop"}).summary[
+        "retrieval"
+    ]
     assert dropped["queries"] == counted["queries"] - 1 and dropped["queries_without_relevant"] == 1
     assert dropped["mrr"] > counted["mrr"]
     assert run_cli(["score", "heritage", str(tmp_path / "run"), "--empty-queries", "drop", "--json"]) == 0

@@ -29,9 +29,9 @@ from jurist.optimization import (
 )
 from jurist.programs.heritage_baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
 from jurist.tasks import get_adapter, get_task, task_names
-from jurist.tasks.heritage import HERITAGE_ADAPTERS, heritage_items, judge_heritage, write_heritage_splits
+from jurist.tasks.heritage import HERITAGE_ADAPTERS, heritage_items, write_heritage_splits
 from jurist.testing import OpenAICompatibleServer, last_user_message
-from jurist.verbs import optimize
+from jurist.verbs import judge, optimize
 from support import prompt_sections
 
 HINT = "Extract every place name, including small villages."
@@ -297,7 +297,9 @@ def test_bootstrap_compiles_reloads_rescores_and_runs_in_the_heritage_judge(
     # (a fresh cache: the dev evaluation already made these calls).
     baseline_server.reset_count()
     runtime = JudgeConfig(program=out, cache_dir=tmp_path / "judge-cache")
-    run = judge_heritage(splits["dev"], tmp_path / "run", runtime, tasks=[subtask], progress=False)
+    run = judge(
+        "heritage", splits["dev"], runtime, out=tmp_path / "run", options={"tasks": [subtask]}, progress=False
+    )
     assert run.scores.summary["failed"] == 0 and baseline_server.requests > 0
     demo = _demo_texts(artifact.program[predictor])[0]
     assert all(demo in _prompt(body) for body in baseline_server.bodies)
@@ -345,7 +347,8 @@ def test_cli_optimizes_two_programs_and_judges_with_a_directory_of_artifacts(
     assert len(extraction) == len(typing) == 13
     assert all(ner_demo in p for p in extraction) and all(type_demo in p for p in typing)
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["ok"] == 13 and summary["run"]["model"] == "baseline"
+    # The run records the model the artifacts were compiled with, the one it ran with.
+    assert summary["ok"] == 13 and summary["run"]["model"] == config.model
 
 
 def test_artifacts_the_heritage_judge_refuses(config: JudgeConfig, splits, tmp_path: Path, capsys):
@@ -356,7 +359,7 @@ def test_artifacts_the_heritage_judge_refuses(config: JudgeConfig, splits, tmp_p
     # An artifact compiled for another task.
     other = write_artifact(artifact.model_copy(update={"task": "ragbench"}), tmp_path / "rb.json")
     with pytest.raises(ArtifactError, match="compiled for the task 'ragbench', not for a heritage program"):
-        judge_heritage(splits["dev"], tmp_path / "r1", JudgeConfig(program=other), progress=False)
+        judge("heritage", splits["dev"], JudgeConfig(program=other), out=tmp_path / "r1", progress=False)
     args = ["judge", "heritage", str(splits["dev"]), "--out", str(tmp_path / "r2"), "--program", str(other)]
     assert _run_cli([*args, "--no-progress"]) == 2
     error = capsys.readouterr().err
@@ -372,12 +375,12 @@ def test_artifacts_the_heritage_judge_refuses(config: JudgeConfig, splits, tmp_p
     write_artifact(artifact, folder / "a.json")
     write_artifact(artifact, folder / "b.json")
     with pytest.raises(ArtifactError, match="a second artifact for heritage-classification"):
-        judge_heritage(splits["dev"], tmp_path / "r4", JudgeConfig(program=folder), progress=False)
+        judge("heritage", splits["dev"], JudgeConfig(program=folder), out=tmp_path / "r4", progress=False)
     # An extractor compiled for other entity types.
     ner = artifact.model_copy(update={"task": "heritage-ner", "options": {"labels": ["TOP", "TMP"]}})
     labelled = write_artifact(ner, tmp_path / "ner.json")
     with pytest.raises(ArtifactError, match="compiled with the options labels="):
-        judge_heritage(splits["dev"], tmp_path / "r5", JudgeConfig(program=labelled), progress=False)
+        judge("heritage", splits["dev"], JudgeConfig(program=labelled), out=tmp_path / "r5", progress=False)
     # Artifacts compiled with different models and no config to run them with.
     mixed = tmp_path / "mixed"
     write_artifact(artifact, mixed / "types.json")
@@ -391,16 +394,24 @@ def test_artifacts_the_heritage_judge_refuses(config: JudgeConfig, splits, tmp_p
     )
     write_artifact(other_model, mixed / "qa.json")
     with pytest.raises(ArtifactError, match="compiled with different judge configs"):
-        judge_heritage(splits["dev"], tmp_path / "r6", JudgeConfig(program=mixed), progress=False)
+        judge("heritage", splits["dev"], JudgeConfig(program=mixed), out=tmp_path / "r6", progress=False)
     # A directory without artifacts, a path that does not exist.
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match=r"no compiled program \(\*\.json\)"):
-        judge_heritage(
-            splits["dev"], tmp_path / "r7", JudgeConfig(program=tmp_path / "empty"), progress=False
+        judge(
+            "heritage",
+            splits["dev"],
+            JudgeConfig(program=tmp_path / "empty"),
+            out=tmp_path / "r7",
+            progress=False,
         )
     with pytest.raises(InputError, match="compiled program not found"):
-        judge_heritage(
-            splits["dev"], tmp_path / "r8", JudgeConfig(program=tmp_path / "no.json"), progress=False
+        judge(
+            "heritage",
+            splits["dev"],
+            JudgeConfig(program=tmp_path / "no.json"),
+            out=tmp_path / "r8",
+            progress=False,
         )
 
 

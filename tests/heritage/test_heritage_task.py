@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import jurist
 from jurist.datasets.heritage_kb import load_knowledge_base
 from jurist.judges.config import JudgeConfig
 from jurist.programs.heritage import anchor_entities, classification_output, linking_output, qa_output
@@ -18,7 +19,7 @@ from jurist.programs.heritage_baseline import (
     RegexGazetteerExtractor,
 )
 from jurist.signatures.heritage import LinkCandidate
-from jurist.tasks.heritage import compare_heritage, judge_heritage
+from jurist.tasks.heritage import compare_heritage
 from jurist.testing import OpenAICompatibleServer
 from support import prompt_sections, run_cli
 
@@ -170,7 +171,7 @@ def test_cli_judges_the_bundled_gold_with_the_baseline_then_scores(
         assert heading in report
     assert "| NER (strict) | F1 |" in report
     # Resume: the second call judges nothing again.
-    run = judge_heritage("sample:heritage", out, progress=False)
+    run = jurist.judge("heritage", "sample:heritage", out=out, progress=False)
     assert run.scores.summary["items"] == summary["items"]
     # A split and a subset of tasks into another run; the comparison table.
     other = tmp_path / "other"
@@ -233,9 +234,11 @@ def test_llm_path_through_the_loopback_server(tmp_path: Path) -> None:
             retry_max_wait=0.2,
             timeout=5,
         )
-        run = judge_heritage(gold, tmp_path / "run", config, progress=False)
+        run = jurist.judge("heritage", gold, config, out=tmp_path / "run", progress=False)
         first_calls = server.requests
-        again = judge_heritage(gold, tmp_path / "run", config, progress=False, retry_failed=True)
+        again = jurist.judge(
+            "heritage", gold, config, out=tmp_path / "run", progress=False, retry_failed=True
+        )
     scores = run.scores
     items = scores.items.set_index("id")
     assert items.loc["eval_001", "status"] == "ok"

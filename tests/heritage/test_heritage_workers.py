@@ -1,5 +1,5 @@
 """A heritage sub-task judged in other processes (``--workers 2``) as in one, recorded under its
-own name (so ``jurist view`` finds it and its label), and older run directories resumed."""
+own name (so ``jurist view`` finds it and its label), and never resumed from a run of every sub-task."""
 
 from __future__ import annotations
 
@@ -70,27 +70,7 @@ def test_a_sub_task_judged_by_two_processes_is_recorded_and_labelled_as_itself(t
     assert rows["nl-001"]["type_classification"]["primary_type"] == "A"
 
 
-def test_a_sub_task_resumes_the_run_directory_an_older_jurist_recorded_as_heritage(tmp_path):
-    run_dir = tmp_path / "run"
-    with OpenAICompatibleServer(classifier) as srv:
-        # No response cache: a request to the server is an item judged again.
-        config = loopback_config(srv.base_url, tmp_path / "cache").model_copy(update={"cache": False})
-        first = jurist.judge(
-            "heritage-classification", "sample:heritage", config, out=run_dir, progress=False
-        )
-        # What an older jurist wrote: every heritage run as "heritage", with no task source or options.
-        older = {**_manifest(run_dir), "task": "heritage", "task_source": None, "task_options": {}}
-        (run_dir / MANIFEST).write_text(json.dumps(older, indent=2), encoding="utf-8")
-        srv.reset_count()
-        again = jurist.judge(
-            "heritage-classification", "sample:heritage", config, out=run_dir, progress=False
-        )
-        assert srv.requests == 0
-    assert again.summary == first.summary
-    manifest = _manifest(run_dir)
-    assert (manifest["task"], manifest["task_source"]) == ("heritage-classification", "built-in")
-    assert isinstance(run_task(run_dir)[0], HeritageClassificationTask)
-
+def test_a_sub_task_refuses_a_run_of_every_sub_task(tmp_path):
     # A run of every sub-task is another run: the sub-task refuses it, naming both tasks.
     umbrella = tmp_path / "all"
     jurist.judge("heritage", "sample:heritage", None, out=umbrella, progress=False)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 import jurist
 from jurist.cli.task_options import split_task_arguments
@@ -217,3 +217,37 @@ def test_prompt_needs_no_key_and_makes_no_cache(tmp_path: Path, monkeypatch, cap
     assert run_cli(["prompt", "ragbench", "sample:ragbench", "-c", str(config)]) == 0
     assert "--- user ---" in capsys.readouterr().out
     assert not cache.exists()
+
+
+class _RowCountOptions(_Options):
+    _rows: int | None = PrivateAttr(default=None)
+
+
+class _Counting(_Shouting):
+    """A task whose judge needs something of the data besides its items: the number of rows."""
+
+    name = "test-counting"
+    Options = _RowCountOptions
+
+    def judge_options(self, dataset: _Rows, options: BaseModel) -> BaseModel:
+        copy = options.model_copy()
+        copy._rows = len(dataset.rows)
+        return copy
+
+    def baseline(self, options: BaseModel) -> Judge:
+        rows = options._rows
+
+        def verdict(text: str) -> dict[str, Any]:
+            return {"verdict": text.isupper(), "rows": rows}
+
+        return BaselineJudge(verdict, name="caps-counted", version="1")
+
+
+def test_the_judge_gets_what_judge_options_takes_from_the_data_and_the_manifest_does_not(
+    shouting: Path, tmp_path: Path
+):
+    register_task(_Counting)
+    items = jurist.judge("test-counting", shouting, out=tmp_path / "run", progress=False)
+    assert items["rows"].tolist() == [3, 3, 3]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert "rows" not in json.dumps(manifest["task_options"])

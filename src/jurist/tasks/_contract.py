@@ -18,7 +18,8 @@ A task says, for one kind of judgment:
   turned into runner items (:meth:`Task.items`);
 - its judges (:meth:`Task.make_judge`): the offline baseline for the default config, the
   LLM program (:meth:`Task.program`, parsed and validated by :meth:`Task.postprocess`)
-  for a config that names a model, or a compiled program from ``jurist optimize``;
+  for a config that names a model, or a compiled program from ``jurist optimize``; what of
+  the data a judge needs besides its items (:meth:`Task.judge_options`);
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
   of :mod:`jurist.metrics`) and reported (:meth:`Task.report`);
 - how people look at its items (:meth:`Task.review`: which columns are the verdict, the
@@ -238,6 +239,16 @@ class Task:
         if config.is_baseline:
             return self.baseline(options)
         return LLMJudge(self.program(options), config, postprocess)
+
+    def judge_options(self, dataset: Any, options: BaseModel) -> BaseModel:
+        """The options :meth:`make_judge` is called with to judge ``dataset`` (``options`` by default).
+
+        A task whose judge needs something of the data it judges (heritage's BM25 retrieval
+        searches every text of the gold file) returns a copy carrying it in a private
+        attribute, so it reaches the judge in other processes too (``--workers``, Ray) while
+        the manifest records ``options`` as given.
+        """
+        return options
 
     # ------------------------------------------------------------------ scoring
 
@@ -529,7 +540,8 @@ def run_judgment(
 
     path = resolve_input(data)
     dataset = task.read(path, options)
-    judge = task.make_judge(config, options)
+    judged = task.judge_options(dataset, options)
+    judge = task.make_judge(config, judged)
     effective = effective_config(judge, config)
     description = dataset.describe()
     items = task.items(dataset, options)
@@ -554,7 +566,7 @@ def run_judgment(
             retry_failed=retry_failed,
             progress=progress,
             # Other processes (--workers, Ray) rebuild the same judge from this.
-            recipe=JudgeRecipe(functools.partial(task.make_judge, options=options), config),
+            recipe=JudgeRecipe(functools.partial(task.make_judge, options=judged), config),
         )
         scores = task.score(Path(out), options, gold=path, write=True)
     return JudgeRun(run_dir=Path(out), scores=scores)

@@ -18,8 +18,7 @@ from jurist.tasks.heritage.judging import (
     make_heritage_judge,
 )
 from jurist.tasks.heritage.optimization import HERITAGE_ADAPTERS
-from jurist.tasks.heritage.run import HeritageRun, judge_heritage
-from jurist.tasks.heritage.scoring import TARGETS, HeritageScores, score_heritage, target_rows, target_table
+from jurist.tasks.heritage.scoring import TARGETS, HeritageScores, target_rows, target_table
 from jurist.tasks.heritage.task import (
     HeritageClassificationTask,
     HeritageLinkingTask,
@@ -53,15 +52,12 @@ __all__ = [
     "HeritageNerTask",
     "HeritageQAAdapter",
     "HeritageQATask",
-    "HeritageRun",
     "HeritageScores",
     "HeritageTask",
     "compare_heritage",
     "heritage_items",
-    "judge_heritage",
     "load_heritage_programs",
     "make_heritage_judge",
-    "score_heritage",
     "target_rows",
     "target_table",
     "write_heritage_splits",

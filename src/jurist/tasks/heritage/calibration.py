@@ -2,7 +2,7 @@
 
 ``jurist calibrate TASK --gold FILE`` with ``TASK`` one of ``heritage-ner``,
 ``heritage-classification``, ``heritage-linking``, ``heritage-qa`` (the names of
-``jurist optimize``) runs each judge as ``jurist judge heritage --tasks SUBTASK`` would,
+``jurist optimize``) runs each judge as ``jurist judge TASK`` would (an ordinary run of the sub-task's task),
 into ``OUT/runs/{judge}-{fingerprint}/{dataset}/{subtask}/`` (a rerun reads finished
 judgments back), and compares its outputs with the gold of the texts that carry that
 kind of gold. The judge extracts the entity types of the task option ``labels``
@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel
 
 from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import HeritageGoldEntry, linking_gold, load_heritage_gold
@@ -65,6 +66,7 @@ from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
 from jurist.runner import call_blocking
 from jurist.schemas import ItemResult
 from jurist.signatures.heritage import HeritageOutput
+from jurist.tasks._contract import Task, run_judgment
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
@@ -76,7 +78,6 @@ from jurist.tasks.calibration_rows import (
     ratio,
     run_results,
 )
-from jurist.tasks.heritage.run import judge_heritage
 
 __all__ = ["calibrate_subtask"]
 
@@ -264,7 +265,8 @@ _SUBTASKS: dict[str, tuple[str, Callable[[HeritageGoldEntry], bool], Measure]] =
 
 
 def calibrate_subtask(
-    task: str,
+    task: Task,
+    options: BaseModel,
     gold_path: str | Path,
     spec: JudgeSpec,
     out: Path,
@@ -272,23 +274,22 @@ def calibrate_subtask(
     progress: bool,
     *,
     labels: Sequence[str] = ENTITY_LABELS,
-    kb: str | Path | None = None,
     tags: TagDecoding | None = None,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """The leaderboard row of one judge for one heritage calibration task (see the module docstring).
 
     Args:
         task: ``heritage-ner``, ``heritage-classification``, ``heritage-linking`` or ``heritage-qa``.
+        options: Its options (every text of the gold is judged, whatever their ``split``).
         gold_path: The heritage gold file.
         spec: The judge.
         out: The calibration's directory (runs go to ``OUT/runs/...``).
         settings: ``n_resamples``, ``confidence`` and ``seed`` of the intervals.
         progress: Show the runner's progress bar.
-        labels: The entity types the judge extracts.
-        kb: The knowledge-base TSV of linking (default: the bundled subset).
-        tags: How a token-tag gold file is decoded (default: lenient).
+        labels: The entity types the judge extracts (those of ``options``).
+        tags: How a token-tag gold file is decoded (those of ``options``; default: lenient).
     """
-    subtask, has_gold, measure = _SUBTASKS[task]
+    subtask, has_gold, measure = _SUBTASKS[task.name]
     gold = load_heritage_gold(gold_path, tags=tags)
     entries = [entry for entry in gold.entries if has_gold(entry)]
     if not entries:
@@ -296,16 +297,10 @@ def calibrate_subtask(
     file = gold.path or Path(gold_path)
     dataset = dataset_name(file)
     run_dir = judge_run_dir(out, spec) / dataset / subtask
-    setup: dict[str, Any] = {"tasks": [subtask], "progress": progress}
-    if tuple(labels) != ENTITY_LABELS:
-        setup["labels"] = list(labels)
-        if subtask == "ner":
-            measure = partial(_measure_ner, allowed=frozenset(labels))
-    if kb is not None:
-        setup["kb"] = kb
-    if tags is not None:
-        setup["tags"] = tags
-    call_blocking(judge_heritage, file, run_dir, spec.config, **setup)
+    if subtask == "ner" and tuple(labels) != ENTITY_LABELS:
+        measure = partial(_measure_ner, allowed=frozenset(labels))
+    whole = options.model_copy(update={"split": None, "compare": None})
+    call_blocking(run_judgment, task, file, run_dir, spec.config, whole, progress=progress)
     results: dict[str, ItemResult] = {r.id: r for r in run_results(run_dir)}
     judged = [results[entry.id] for entry in entries if entry.id in results]
     scored: Scored = [
@@ -316,7 +311,7 @@ def calibrate_subtask(
     failed = len(entries) - len(scored)
     figures, by_label = measure(scored, settings)
     row = leaderboard_row(
-        task,
+        task.name,
         dataset,
         spec,
         run_dir,

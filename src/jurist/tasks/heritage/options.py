@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from jurist.datasets.conll import TagDecoding
 from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
@@ -23,7 +23,9 @@ __all__ = [
     "QAOptions",
     "RunOptions",
     "TagOptions",
+    "documents_of",
     "tag_decoding",
+    "with_documents",
 ]
 
 
@@ -37,6 +39,8 @@ class RunOptions(BaseModel):
     """What every heritage task takes: which texts a run judges, and the run to compare with."""
 
     model_config = ConfigDict(extra="forbid")
+    _documents: dict[str, str] | None = PrivateAttr(default=None)
+    """The texts BM25 retrieval searches (set by :func:`with_documents` for a run; not an option)."""
 
     split: str | None = Field(
         None, description="judge: only train, dev or test of a 70/15/15 split (default: every text)."
@@ -143,3 +147,17 @@ class LinkingOptions(RunOptions):
 
 class QAOptions(RunOptions):
     """The options of ``heritage-qa``."""
+
+
+def with_documents(options: BaseModel, documents: dict[str, str]) -> BaseModel:
+    """A copy of heritage ``options`` carrying the texts BM25 retrieval searches (see
+    :meth:`jurist.tasks.Task.judge_options`)."""
+    copy = options.model_copy()
+    if isinstance(copy, RunOptions):
+        copy._documents = dict(documents)
+    return copy
+
+
+def documents_of(options: BaseModel) -> dict[str, str] | None:
+    """The texts :func:`with_documents` gave ``options``, or ``None``."""
+    return options._documents if isinstance(options, RunOptions) else None

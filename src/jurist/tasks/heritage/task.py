@@ -13,7 +13,6 @@ import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.conll import TagDecoding, is_token_tag_file
-from jurist.datasets.heritage import HeritageGold, load_heritage_gold
 from jurist.datasets.heritage_kb import load_knowledge_base
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
@@ -50,9 +49,11 @@ from jurist.tasks.heritage.options import (
     LinkingOptions,
     NerOptions,
     QAOptions,
+    documents_of,
     tag_decoding,
+    with_documents,
 )
-from jurist.tasks.heritage.run import run_heritage, select_entries
+from jurist.tasks.heritage.run import HeritageRun, read_heritage_run
 from jurist.tasks.heritage.score_tags import score_tagged_predictions
 from jurist.tasks.heritage.scoring import score_heritage
 
@@ -129,12 +130,22 @@ class HeritageTask(Task):
 
     # ------------------------------------------------------------------ reading and judging
 
-    def read(self, path: str | Path, options: BaseModel) -> HeritageGold:
-        return load_heritage_gold(path, tags=self.setup(options).tags)
-
-    def items(self, dataset: HeritageGold, options: BaseModel) -> list[Item]:
+    def read(self, path: str | Path, options: BaseModel) -> HeritageRun:
+        """The gold set, the texts the run judges (all, or one part of the split) and its setup."""
         setup = self.setup(options)
-        return heritage_items(select_entries(dataset, setup.split, setup.stratify, setup.seed), setup.tasks)
+        return read_heritage_run(
+            path,
+            tasks=setup.tasks,
+            labels=setup.labels,
+            kb=setup.kb,
+            split=setup.split,
+            stratify=setup.stratify,
+            seed=setup.seed,
+            tags=setup.tags,
+        )
+
+    def items(self, dataset: HeritageRun, options: BaseModel) -> list[Item]:
+        return heritage_items(dataset.entries, self.setup(options).tasks)
 
     def program(self, options: BaseModel) -> dspy.Module:
         setup = self.setup(options)
@@ -145,43 +156,20 @@ class HeritageTask(Task):
         output = llm_postprocess(self.setup(options).labels, None)(prediction, inputs)
         return output.model_dump(mode="json")
 
+    def judge_options(self, dataset: HeritageRun, options: BaseModel) -> BaseModel:
+        """``options`` with the gold set's texts when the run retrieves (BM25 searches them all)."""
+        if "retrieval" not in self.setup(options).tasks:
+            return options
+        return with_documents(options, dataset.documents)
+
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The judge a config names (no BM25 retrieval: :meth:`judge` gives it the gold texts)."""
+        """The judge a config names; it retrieves over the texts of :meth:`judge_options` (none
+        without them)."""
         setup = self.setup(options)
         kb = load_knowledge_base(setup.kb) if "linking" in setup.tasks else None
-        return make_heritage_judge(config, kb=kb, labels=setup.labels, tasks=setup.tasks)
-
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        setup = self.setup(options)
-        judged = options.model_copy(update={"compare": None})  # compare is for scoring only
-        gold = run_heritage(
-            data,
-            out,
-            config,
-            kb=setup.kb,
-            tasks=setup.tasks,
-            labels=setup.labels,
-            split=setup.split,
-            stratify=setup.stratify,
-            seed=setup.seed,
-            tags=setup.tags,
-            retry_failed=retry_failed,
-            progress=progress,
-            task=self.name,
-            task_source=self.source,
-            task_options=judged.model_dump(mode="json"),
+        return make_heritage_judge(
+            config, kb=kb, documents=documents_of(options), labels=setup.labels, tasks=setup.tasks
         )
-        scores = self.score(Path(out), judged, gold=gold, write=True)
-        return JudgeRun(run_dir=Path(out), scores=scores)
 
     # ------------------------------------------------------------------ scoring
 
@@ -278,9 +266,10 @@ class _SubTask(HeritageTask):
     def calibration_row(
         self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        setup = self.setup(settings.get("options") or self.options())
+        options = self.options(settings.get("options"))
+        setup = self.setup(options)
         return calibrate_subtask(
-            self.name, gold, spec, out, settings, progress, labels=setup.labels, kb=setup.kb, tags=setup.tags
+            self, options, gold, spec, out, settings, progress, labels=setup.labels, tags=setup.tags
         )
 
     def optimization(self, options: BaseModel) -> HeritageAdapter:
@@ -335,11 +324,11 @@ class HeritageClassificationTask(_SubTask):
         return heritage_review(self.setup(options).tasks, labelled=True)
 
     def gold_rows(
-        self, dataset: HeritageGold, labels: dict[str, Any], options: BaseModel
+        self, dataset: HeritageRun, labels: dict[str, Any], options: BaseModel
     ) -> list[dict[str, Any]]:
         """The gold entries with people's custodian types (see
         :func:`~jurist.tasks.heritage.figures.type_gold_rows`)."""
-        return type_gold_rows(dataset, labels)
+        return type_gold_rows(dataset.gold, labels)
 
 
 class HeritageLinkingTask(_SubTask):

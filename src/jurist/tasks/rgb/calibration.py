@@ -5,8 +5,9 @@ Gold: a file of answers with a ``rejects`` and/or ``detects_error`` boolean
 (:func:`jurist.datasets.rgb.load_rgb_judgments`; ``sample:rgb-judgments`` is bundled); each
 task uses the rows that carry its label. Each judge (the tiered keyword judge for the
 baseline config, or the DSPy judge, compiled when the config names a ``program``) judges
-every labelled answer through the batch runner, into
-``OUT/runs/{judge}-{fingerprint}/{dataset}.{task}``, so a rerun reads its judgments back.
+every labelled answer as an ordinary run of its task (what ``jurist judge TASK`` runs, with
+the run's exports), into ``OUT/runs/{judge}-{fingerprint}/{dataset}.{task}``, so a rerun
+reads its judgments back.
 
 Classes: ``rejects`` / ``answers`` (Rej*), ``detects_error`` / ``no_error_reported`` (ED*).
 Leaderboard row: accuracy and Cohen's kappa with percentile-bootstrap intervals, per-class
@@ -25,12 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from jurist.datasets.io import sha256_file
 from jurist.datasets.rgb import load_rgb_judgments
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label
-from jurist.runner import Item, call_blocking, run_items
+from jurist.runner import call_blocking
+from jurist.tasks._contract import Task, run_judgment
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
@@ -48,8 +49,6 @@ from jurist.tasks.rgb.judges import (
     RGB_JUDGE_LABELS,
     RGB_JUDGE_TASKS,
     JudgeKind,
-    judge_inputs,
-    make_rgb_judge,
 )
 
 __all__ = ["calibrate_rgb_judge"]
@@ -80,6 +79,7 @@ def _class_intervals(
 
 
 def calibrate_rgb_judge(
+    task: Task,
     kind: JudgeKind,
     gold_path: str | Path,
     spec: JudgeSpec,
@@ -88,27 +88,21 @@ def calibrate_rgb_judge(
     progress: bool,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """One leaderboard row of the Rej* (``rejection``) or ED* (``error_detection``) judge of
-    ``spec`` against the gold labels of ``gold_path``, and its per-label table (see the module)."""
-    task, label = RGB_JUDGE_TASKS[kind], RGB_JUDGE_LABELS[kind]
+    ``spec`` against the gold labels of ``gold_path``, and its per-label table (see the module).
+
+    The judge runs as ``jurist judge`` runs ``task`` (an ordinary run), on the answers that
+    carry a gold label."""
+    name, label = RGB_JUDGE_TASKS[kind], RGB_JUDGE_LABELS[kind]
     file = resolve_input(gold_path)
     dataset = dataset_name(gold_path)
     rows = [row for row in load_rgb_judgments(file) if row.label(label) is not None]
     if not rows:
         raise InputError(f"no row carries a gold '{label}' label", path=file, field=label)
-    judge = make_rgb_judge(kind, spec.config)
-    run_dir = judge_run_dir(out, spec) / f"{dataset}.{task}"
-    items = [Item(id=str(row.id), inputs=judge_inputs(kind, row.question, row.answer)) for row in rows]
-    call_blocking(
-        run_items,
-        items,
-        judge,
-        run_dir,
-        task=f"{task} calibration",
-        dataset={"path": str(file), "sha256": sha256_file(file), "items": len(items), "label": label},
-        config=spec.config.model_dump(mode="json"),
-        total=len(items),
-        concurrency=spec.config.concurrency,
-        progress=progress,
+    run_dir = judge_run_dir(out, spec) / f"{dataset}.{name}"
+    options = task.options(settings.get("options"))
+    labelled = [str(row.id) for row in rows]
+    run = call_blocking(
+        run_judgment, task, file, run_dir, spec.config, options, progress=progress, only=labelled
     )
     wanted = {str(row.id) for row in rows}
     results = [result for result in run_results(run_dir) if result.id in wanted]
@@ -127,20 +121,19 @@ def calibrate_rgb_judge(
         gold_labels.append(yes if row.label(label) else no)
         predicted.append(yes if verdict else no)
     failed = len(rows) - len(predicted)
-    runtime = getattr(judge, "config", spec.config)
     own: dict[str, Any] = {"auroc": NAN, "auroc_low": NAN, "auroc_high": NAN}
     own.update(label_agreement(gold_labels, predicted, (yes, no), settings))
     by_label = agreement_by_label(gold_labels, predicted, confidence=settings["confidence"])
     own.update(_class_intervals(gold_labels, predicted, (yes, no), settings))
     row_out = leaderboard_row(
-        task,
+        name,
         dataset,
         spec,
         run_dir,
         items=len(rows),
         failed=failed,
         results=results,
-        model=runtime.model,
+        model=run.summary["run"]["model"],
         by_label=by_label,
         figures=own,
     )

@@ -277,7 +277,7 @@ class RGBJudgmentTask(Task):
     def calibration_row(
         self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        return calibrate_rgb_judge(self.kind, gold, spec, out, settings, progress)
+        return calibrate_rgb_judge(self, self.kind, gold, spec, out, settings, progress)
 
     def optimization(self, options: BaseModel) -> RGBJudgmentAdapter:
         return self.adapter()
