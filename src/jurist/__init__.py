@@ -28,7 +28,6 @@ from jurist._lazy import lazy_exports
 if TYPE_CHECKING:
     from jurist.judges.config import JudgeConfig, load_config
     from jurist.tasks import Task, get_task, register_task, task_names
-    from jurist.tasks.gates import score_traces
     from jurist.tasks.heritage import judge_heritage, score_heritage
     from jurist.tasks.pairwise import judge_pairwise, score_pairwise_records
     from jurist.tasks.ragbench import judge_ragbench, score_ragbench
@@ -63,7 +62,6 @@ __all__ = [
     "score_pairwise_records",
     "score_ragbench",
     "score_rgb_predictions",
-    "score_traces",
     "task_names",
 ]
 

@@ -16,7 +16,8 @@ A task says, for one kind of judgment:
   LLM program (:meth:`Task.program`, parsed and validated by :meth:`Task.postprocess`)
   for a config that names a model, or a compiled program from ``jurist optimize``;
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
-  of :mod:`jurist.metrics`) and reported (:meth:`Task.report`);
+  of :mod:`jurist.metrics`) and reported (:meth:`Task.report`), and how a run just judged
+  is scored with the dataset it was judged from (:meth:`Task.score_judged`);
 - how people look at its items (:meth:`Task.review`: which columns are the verdict, the
   gold, the agreement and the confidence, and what label a person may give an item), the
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
@@ -285,6 +286,20 @@ class Task:
             with run_lock(path):
                 write_exports(path, scores, iter_run_results(path))
         return scores
+
+    def score_judged(
+        self, run_dir: Path, dataset: Any, options: BaseModel, *, gold: str | Path | None = None
+    ) -> Scores:
+        """Score the run just judged into ``run_dir`` from ``dataset`` (what :meth:`read`
+        returned) and write its exports: the judging loop's last step, under the run's lock.
+
+        The default is :meth:`score` of the run directory with ``write``, against ``gold``
+        (the data that was judged). A task whose figures come from the data as well as from
+        the judged items overrides it to score with the dataset in hand: ``gates`` judges
+        only the answered traces that have a gold claim, and adds those verdicts to the
+        gates its dataset computed from every trace, without reading the traces again.
+        """
+        return self.score(run_dir, options, gold=gold, write=True)
 
     # ------------------------------------------------------------------ review
 

@@ -3,7 +3,8 @@
 Every judged run goes through :func:`run_judgment`: the ``judge`` verb's single judge, each
 juror and repeat of a panel, and each stage of a cascade. It is a function, not a hook, so a
 task composes it from its parts (:meth:`~jurist.tasks.Task.read`, :meth:`~jurist.tasks.Task.items`,
-:meth:`~jurist.tasks.Task.make_judge`, :meth:`~jurist.tasks.Task.score`) and cannot replace it.
+:meth:`~jurist.tasks.Task.make_judge`, :meth:`~jurist.tasks.Task.score_judged`) and cannot
+replace it.
 
 A built-in task that still defines a ``judge`` method of its own (a pipeline of its own, being
 moved onto this loop task by task) is run by that method.
@@ -91,7 +92,7 @@ def run_judgment(
             # Other processes (--workers, Ray) rebuild the same judge from this.
             recipe=JudgeRecipe(functools.partial(task.make_judge, options=options), config),
         )
-        scores = task.score(Path(out), options, gold=path, write=True)
+        scores = task.score_judged(Path(out), dataset, options, gold=path)
     return JudgeRun(run_dir=Path(out), scores=scores)
 
 
