@@ -3,7 +3,7 @@
 Writes a synthetic gold set and trace files to a temporary directory, then, for each size,
 runs in a fresh subprocess (so each peak is its own):
 
-- ``jurist``: ``score_traces`` + ``render_markdown`` (what ``jurist gate`` does);
+- ``jurist``: the gates task's scoring and Markdown report (what ``jurist gate`` does);
 - ``json``: a plain ``json.loads`` of every line (the reference);
 - ``orjson``: a plain ``orjson.loads`` of every line (the parse floor).
 
@@ -97,8 +97,8 @@ def write_traces(paths: dict[int, Path], n_gold: int, rng: random.Random) -> Non
 def worker(mode: str, gold: str, traces: str) -> None:
     """Run one mode in this process and print a JSON line of its figures."""
     if mode == "jurist":
-        from jurist.report.gates import render_markdown
-        from jurist.tasks.gates import score_traces
+        from jurist.tasks.gates.render import render_markdown
+        from jurist.tasks.gates.scoring import score_traces
 
         base = _rss_kb()
         start = time.perf_counter()

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from jurist.judges.config import JudgeConfig, load_config
     from jurist.tasks import Task, get_task, register_task, task_names
     from jurist.tasks._metric import Metric, MetricValue
-    from jurist.tasks.gates import score_traces
     from jurist.tasks.pairwise import judge_pairwise, score_pairwise_records
     from jurist.tasks.ragbench import judge_ragbench, score_ragbench
     from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
@@ -65,7 +64,6 @@ __all__ = [
     "score_pairwise_records",
     "score_ragbench",
     "score_rgb_predictions",
-    "score_traces",
     "task_names",
 ]
 

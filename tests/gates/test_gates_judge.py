@@ -1,15 +1,18 @@
-"""The optional judged claim check of ``jurist gate --judge``: an extra column and metric only."""
+"""The optional judged claim check of ``jurist gate --judge`` and ``jurist judge gates``: an ordinary
+run of the ``gates`` task that adds a column and metrics only."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from jurist.judges.config import JudgeConfig
-from jurist.report.gates import report_to_dict
-from jurist.tasks.gates import run_gate, score_traces, score_traces_judged
+import jurist
+from jurist.runner import MANIFEST
+from jurist.tasks import task_of_run
+from jurist.tasks.gates import run_gate
+from jurist.tasks.gates.render import report_to_dict
 from jurist.testing import OpenAICompatibleServer
-from support import prompt_sections
+from support import prompt_sections, run_cli
 
 GOLD = [
     {
@@ -54,10 +57,15 @@ def _deterministic(report) -> dict:
     return data
 
 
+def _judged(gold, traces, run_dir, config=None, **kwargs):
+    options = {"gold": gold}
+    return jurist.judge("gates", traces, config, out=run_dir, options=options, progress=False, **kwargs)
+
+
 def test_baseline_claim_judge_adds_a_column_and_metrics_only(tmp_path):
     gold, traces = _files(tmp_path)
-    plain = score_traces(gold, traces)
-    judged = score_traces_judged(gold, traces, JudgeConfig(), run_dir=tmp_path / "run")
+    plain = jurist.score("gates", traces, gold=gold).extra["report"]
+    judged = _judged(gold, traces, tmp_path / "run").extra["report"]
     # Only answered traces of answerable questions with a claim are judged: 3 of 5.
     rows = {row.gold.qid: row for row in judged.questions}
     assert rows["q1"].extra["judged claim"] == "1/2"
@@ -69,7 +77,7 @@ def test_baseline_claim_judge_adds_a_column_and_metrics_only(tmp_path):
     assert judged.exit_code == plain.exit_code
 
 
-def test_llm_claim_judge_through_loopback_with_a_failure_and_resume(llm_config, tmp_path):
+def test_llm_claim_judge_through_loopback_with_a_failure_resume_and_retry(llm_config, tmp_path):
     def responder(body):
         answer = prompt_sections(body).get("answer", "")
         if "Marlowe" in answer:
@@ -80,16 +88,19 @@ def test_llm_claim_judge_through_loopback_with_a_failure_and_resume(llm_config, 
     gold, traces = _files(tmp_path)
     with OpenAICompatibleServer(responder) as srv:
         config = llm_config.model_copy(update={"api_base": srv.base_url})
-        report = score_traces_judged(gold, traces, config, run_dir=tmp_path / "run")
+        report = _judged(gold, traces, tmp_path / "run", config).extra["report"]
         assert report.extra_metrics["judged_claim_accuracy"] == 1 / 2
         assert report.extra_metrics["judged_claim_failed"] == 1 / 3
         rows = {row.gold.qid: row for row in report.questions}
         assert rows["q1"].extra["judged claim"] == "1/2"
         assert "judged claim" not in rows["q2"].extra  # its one judged trace failed
         srv.reset_count()
-        again = score_traces_judged(gold, traces, config, run_dir=tmp_path / "run")
+        again = _judged(gold, traces, tmp_path / "run", config).extra["report"]
         assert srv.requests == 0
         assert again.extra_metrics == report.extra_metrics
+        retried = _judged(gold, traces, tmp_path / "run", config, retry_failed=True).extra["report"]
+        assert srv.requests > 0  # only the failed item is asked again, and fails again
+        assert retried.extra_metrics == report.extra_metrics
 
 
 def test_cli_judge_option_keeps_the_gate_exit_code(tmp_path, capsys):
@@ -102,3 +113,22 @@ def test_cli_judge_option_keeps_the_gate_exit_code(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert code == plain_code
     assert data["extra_metrics"]["judged_claim_accuracy"] == 1 / 3
+
+
+def test_gate_judge_keeps_an_ordinary_run_of_the_task_and_resumes_it(tmp_path, monkeypatch, capsys):
+    gold, traces = _files(tmp_path)
+    (tmp_path / "judge.yaml").write_text("model: baseline\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["gate", str(gold), str(traces), "--judge", "judge.yaml", "--json"]
+    assert run_cli(args) == 1
+    first = capsys.readouterr().out
+    (run_dir,) = (tmp_path / ".jurist_cache" / "gate-judge").iterdir()
+    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["task"] == "gates" and manifest["task_options"]["gold"] == str(gold)
+    assert task_of_run(run_dir).name == "gates"
+    assert json.loads((run_dir / "summary.json").read_text(encoding="utf-8")) == json.loads(first)
+    assert run_cli(args) == 1  # resumed: the same directory, nothing judged again
+    assert capsys.readouterr().out == first
+    assert [found.name for found in (tmp_path / ".jurist_cache" / "gate-judge").iterdir()] == [run_dir.name]
+    assert run_cli(["gate", str(tmp_path / "missing.json"), str(traces), "--judge", "judge.yaml"]) == 2
+    assert "missing.json: file not found" in capsys.readouterr().err

@@ -13,8 +13,8 @@ import pytest
 from jurist.datasets.gates import GoldQuestion, TraceRecord, iter_traces, load_gold
 from jurist.errors import InputError
 from jurist.metrics.gates import GateResult, GateStatus, GateThresholds, Label, Ratio, TraceScore
-from jurist.report.gates import questions_frame, render_json, render_markdown, report_to_dict
-from jurist.tasks.gates import score_traces
+from jurist.tasks.gates.render import questions_frame, render_json, render_markdown, report_to_dict
+from jurist.tasks.gates.scoring import score_traces
 
 TOY = Path(__file__).parent.parent / "data" / "gates"
 Writer = Callable[..., Path]

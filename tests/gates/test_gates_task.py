@@ -10,10 +10,11 @@ import pytest
 import jurist
 from jurist.cli.task_options import split_task_arguments
 from jurist.errors import ConfigError
-from jurist.judges.config import JudgeConfig
-from jurist.report.gates import questions_frame, render_markdown, report_to_dict
 from jurist.tasks import get_task
-from jurist.tasks.gates import GateReport, GatesTask, score_traces, score_traces_judged
+from jurist.tasks._contract import overrides_judge
+from jurist.tasks.gates import GateReport, GatesTask, run_gate
+from jurist.tasks.gates.render import questions_frame, render_markdown, report_to_dict
+from jurist.tasks.gates.scoring import score_traces
 from support import run_cli
 
 GOLD = [
@@ -54,6 +55,7 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
 def test_gates_is_registered_and_serves_judge_score_and_prompt():
     task = get_task("gates")
     assert isinstance(task, GatesTask)
+    assert not overrides_judge(task)  # the claim judge is an ordinary run of the judging loop
     assert task.verbs == ["judge", "score", "prompt"]
     options = {"gold", "thresholds", "precision_min", "fail_on_na", "refusal_token"}
     assert options <= set(task.Options.model_fields)
@@ -112,12 +114,15 @@ def test_options_from_the_command_line_use_the_gate_flag_names(files):
     assert options.model_dump()["fail_on_na"] is True
 
 
-def test_judge_runs_the_claim_check_like_gate_judge(files, tmp_path):
+def test_judge_runs_the_claim_check_like_gate_judge(files, tmp_path, capsys):
     gold, traces = files
-    expected = score_traces_judged(gold, traces, JudgeConfig(), run_dir=tmp_path / "direct")
+    config = tmp_path / "baseline.yaml"
+    config.write_text("model: baseline\n", encoding="utf-8")
+    assert run_gate(gold, traces, judge=config, judge_out=tmp_path / "direct", as_json=True) == 1
+    expected = json.loads(capsys.readouterr().out)
     run = jurist.judge("gates", traces, out=tmp_path / "run", options={"gold": gold}, progress=False)
-    assert run.extra["report"].extra_metrics == expected.extra_metrics
-    assert run.summary == report_to_dict(expected)
+    assert run.extra["report"].extra_metrics == expected["extra_metrics"]
+    assert run.summary == expected
     assert (tmp_path / "run" / "report.md").read_text(encoding="utf-8") == run.report
     assert json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8")) == run.summary
     lines = get_task("gates").summary_lines(run)

@@ -132,6 +132,32 @@ def test_judge_returns_the_items_table_and_writes_a_stable_run_directory(
     )
 
 
+class _Counted(_Shouting):
+    """Judges only the texts with a letter, and scores a judged run with the rows it was read from."""
+
+    name = "test-counted"
+
+    def items(self, dataset: _Rows, options: BaseModel) -> list[Item]:
+        return [
+            item for item in super().items(dataset, options) if any(c.isalpha() for c in item.inputs["text"])
+        ]
+
+    def score_judged(self, run_dir: Path, dataset: _Rows, options: BaseModel, *, gold: Any = None) -> Any:
+        scores = self.score(run_dir, options, gold=gold, write=True)
+        scores.summary["rows"] = len(dataset.rows)
+        scores.summary["scored_against"] = str(gold)
+        return scores
+
+
+def test_the_loop_scores_a_judged_run_with_the_dataset_it_read(shouting: Path, tmp_path: Path):
+    register_task(_Counted)
+    with shouting.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": 4, "text": "1 2 3"}) + "\n")
+    run = jurist.judge("test-counted", shouting, out=tmp_path / "run", progress=False)
+    assert run.summary["items"] == 3 and run.summary["rows"] == 4
+    assert run.summary["scored_against"] == str(shouting)
+
+
 def test_task_options_are_read_from_the_command_line_and_validated(shouting: Path):
     task = get_task("test-shouting")
     positional, values = split_task_arguments(

@@ -21,7 +21,8 @@ A task says, for one kind of judgment:
   for a config that names a model, or a compiled program from ``jurist optimize``; what of
   the data a judge needs besides its items (:meth:`Task.judge_options`);
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
-  of :mod:`jurist.metrics`) and reported (:meth:`Task.report`);
+  of :mod:`jurist.metrics`) and reported (:meth:`Task.report`), and how a run just judged
+  is scored with the dataset it was judged from (:meth:`Task.score_judged`);
 - how people look at its items (:meth:`Task.review`: which columns are the verdict, the
   gold, the agreement and the confidence, and what label a person may give an item), the
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
@@ -303,6 +304,20 @@ class Task:
     def _gold_metrics(self) -> list[Metric]:
         return [metric for metric in computed_metrics(self.metrics) if metric.needs_gold]
 
+    def score_judged(
+        self, run_dir: Path, dataset: Any, options: BaseModel, *, gold: str | Path | None = None
+    ) -> Scores:
+        """Score the run just judged into ``run_dir`` from ``dataset`` (what :meth:`read`
+        returned) and write its exports: the judging loop's last step, under the run's lock.
+
+        The default is :meth:`score` of the run directory with ``write``, against ``gold``
+        (the data that was judged). A task whose figures come from the data as well as from
+        the judged items overrides it to score with the dataset in hand: ``gates`` judges
+        only the answered traces that have a gold claim, and adds those verdicts to the
+        gates its dataset computed from every trace, without reading the traces again.
+        """
+        return self.score(run_dir, options, gold=gold, write=True)
+
     # ------------------------------------------------------------------ review
 
     def review(self, options: BaseModel) -> Review:
@@ -568,7 +583,7 @@ def run_judgment(
             # Other processes (--workers, Ray) rebuild the same judge from this.
             recipe=JudgeRecipe(functools.partial(task.make_judge, options=judged), config),
         )
-        scores = task.score(Path(out), options, gold=path, write=True)
+        scores = task.score_judged(Path(out), dataset, options, gold=path)
     return JudgeRun(run_dir=Path(out), scores=scores)
 
 

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from jurist.report.gates_records import GateReport, QuestionRow, UnmatchedTrace
-    from jurist.tasks.gates.claims import ClaimItems, collect_claims, make_claim_judge, score_traces_judged
+    from jurist.tasks.gates.claims import ClaimItems, collect_claims
     from jurist.tasks.gates.gate import run_gate
     from jurist.tasks.gates.options import GatesOptions, thresholds_of
-    from jurist.tasks.gates.scoring import TraceObserver, gate_verdict, score_traces, scores_of
+    from jurist.tasks.gates.records import GateReport, QuestionRow, UnmatchedTrace
+    from jurist.tasks.gates.scoring import TraceObserver, gate_verdict, scores_of
     from jurist.tasks.gates.task import TASKS, GatesTask
 
 __all__ = [
@@ -31,10 +31,7 @@ __all__ = [
     "UnmatchedTrace",
     "collect_claims",
     "gate_verdict",
-    "make_claim_judge",
     "run_gate",
-    "score_traces",
-    "score_traces_judged",
     "scores_of",
     "thresholds_of",
 ]

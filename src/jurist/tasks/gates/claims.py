@@ -1,10 +1,12 @@
 """The optional judged correctness of ``jurist gate --judge CONFIG`` (``jurist judge gates``).
 
 The deterministic metrics never depend on it: the traces are scored first; then every
-*answered* trace of an answerable question with a gold claim becomes one runner item, and
-a judge (an LLM through the core pipeline, or the lexical baseline) decides whether the
-answer states the claim. The verdicts become an extra per-question column (``judged
-claim``: traces that state the claim / traces judged) and two extra metrics:
+*answered* trace of an answerable question with a gold claim becomes one item of the
+task's run (:meth:`~jurist.tasks.gates.GatesTask.read` gives them with the deterministic
+report), which the judging loop judges like any task's items: an LLM judge or the lexical
+baseline decides whether the answer states the claim. The verdicts become an extra
+per-question column (``judged claim``: traces that state the claim / traces judged) and
+two extra metrics (:func:`add_claim_verdicts`):
 
 - ``judged_claim_accuracy = stating / judged`` over the items the judge answered;
 - ``judged_claim_failed = failed / items``: items whose judgment failed after the retries
@@ -20,41 +22,27 @@ from pathlib import Path
 from typing import Any
 
 from jurist.datasets.gates import GoldQuestion, TraceRecord
-from jurist.judges.config import JudgeConfig, load_config
-from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
+from jurist.datasets.io import check_file
+from jurist.judges.judge import BaselineJudge, Judge
 from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN, GateThresholds, TraceScore
-from jurist.programs.gates import ClaimJudge, claim_baseline, verdict_from_prediction
-from jurist.report.gates_records import GateReport
-from jurist.runner import Item, JudgeRecipe, iter_run_results, run_items
+from jurist.programs.gates import claim_baseline
+from jurist.runner import Item
 from jurist.schemas import ItemResult
+from jurist.tasks.gates.records import GateReport
 from jurist.tasks.gates.scoring import score_traces
 
 __all__ = [
-    "DEFAULT_RUNS",
-    "TASK",
     "ClaimItems",
     "add_claim_verdicts",
     "claim_baseline_judge",
     "collect_claims",
-    "make_claim_judge",
-    "score_traces_judged",
+    "files_hash",
 ]
-
-TASK = "gates-claim"
-"""The task name recorded in the claim judge's run directories."""
-DEFAULT_RUNS = Path(".jurist_cache") / "gate-judge"
 
 
 def claim_baseline_judge() -> Judge:
     """The offline claim judge: the lexical coverage of the claim's content words."""
     return BaselineJudge(claim_baseline, name="baseline", version="1")
-
-
-def make_claim_judge(config: JudgeConfig) -> Judge:
-    """The baseline or the LLM claim judge a config names."""
-    if config.is_baseline:
-        return claim_baseline_judge()
-    return LLMJudge(ClaimJudge(), config, verdict_from_prediction)
 
 
 @dataclass
@@ -94,9 +82,15 @@ class _Collector:
         self.question_of[item_id] = id(gold)
 
 
-def _files_hash(*paths: str | Path) -> str:
+def files_hash(*paths: str | Path) -> str:
+    """The SHA-256 of the files' contents, in order (a claim run's dataset fingerprint).
+
+    Raises:
+        InputError: A file is missing or a directory (the error its loader gives).
+    """
     digest = hashlib.sha256()
     for path in paths:
+        check_file(Path(path))
         with open(path, "rb") as handle:
             while block := handle.read(1 << 20):
                 digest.update(block)
@@ -122,7 +116,7 @@ def collect_claims(
         list_limit=list_limit,
         on_trace=collect,
     )
-    return ClaimItems(gold, traces, report, collect.items, collect.question_of, _files_hash(gold, traces))
+    return ClaimItems(gold, traces, report, collect.items, collect.question_of, files_hash(gold, traces))
 
 
 def add_claim_verdicts(claims: ClaimItems, results: Iterable[ItemResult]) -> GateReport:
@@ -148,54 +142,3 @@ def add_claim_verdicts(claims: ClaimItems, results: Iterable[ItemResult]) -> Gat
     report.extra_metrics["judged_claim_accuracy"] = sum(stated.values()) / total if total else None
     report.extra_metrics["judged_claim_failed"] = failed / len(claims.items) if claims.items else None
     return report
-
-
-def score_traces_judged(
-    gold: str | Path,
-    traces: str | Path,
-    config: JudgeConfig | str | Path,
-    *,
-    run_dir: str | Path | None = None,
-    progress: bool = False,
-    retry_failed: bool = False,
-    thresholds: GateThresholds | None = None,
-    refusal_token: str = DEFAULT_REFUSAL_TOKEN,
-    list_limit: int = 20,
-) -> GateReport:
-    """Score traces deterministically, then add the judge's claim verdicts to the report.
-
-    Args:
-        gold: The gold QA set.
-        traces: The trace file.
-        config: The claim judge's config (``baseline`` or any LLM), or its YAML path.
-        run_dir: Where the judge's run is kept (resumable, cached); by default under
-            ``.jurist_cache/gate-judge/`` named after the inputs and the judge.
-        progress: Show the runner's progress bar.
-        retry_failed: Judge again the items whose judgment failed in an earlier run.
-        thresholds: Gate thresholds (see :func:`~jurist.tasks.gates.score_traces`).
-        refusal_token: The answer that means "refused".
-        list_limit: How many unmatched traces to keep for the report.
-    """
-    judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
-    claims = collect_claims(
-        gold, traces, thresholds=thresholds, refusal_token=refusal_token, list_limit=list_limit
-    )
-    judge = make_claim_judge(judge_config)
-    folder = (
-        Path(run_dir) if run_dir is not None else DEFAULT_RUNS / f"{claims.sha256[:12]}-{judge.fingerprint()}"
-    )
-    run_items(
-        claims.items,
-        judge,
-        folder,
-        task=TASK,
-        dataset=claims.describe(),
-        config=judge_config.model_dump(mode="json"),
-        total=len(claims.items),
-        concurrency=judge_config.concurrency,
-        retry_failed=retry_failed,
-        progress=progress,
-        # Other processes (--workers, Ray) rebuild the same judge from this.
-        recipe=JudgeRecipe(make_claim_judge, judge_config),
-    )
-    return add_claim_verdicts(claims, iter_run_results(folder))

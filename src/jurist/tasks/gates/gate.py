@@ -13,7 +13,8 @@ from typing import TextIO
 from jurist.atomic import atomic_write_text
 from jurist.errors import InputError
 from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN, GateThresholds
-from jurist.report.gates import render_json, render_markdown
+from jurist.tasks.gates.records import GateReport
+from jurist.tasks.gates.render import render_json, render_markdown
 from jurist.tasks.gates.scoring import gate_verdict, score_traces
 
 __all__ = ["run_gate"]
@@ -43,7 +44,8 @@ def run_gate(
         stream: Where the report (or summary) goes; standard output when ``None``.
         judge: A judge config (YAML); adds the judged claim check (see
             :mod:`jurist.tasks.gates.claims`). The deterministic metrics never depend on it.
-        judge_out: Where the claim judge's run is kept (default under ``.jurist_cache``).
+        judge_out: Where the claim judge's run is kept (resumed if it exists); by default
+            ``.jurist_cache/gate-judge/`` named after the inputs' hash and the judge.
 
     Raises:
         InputError: Bad input, or ``out`` cannot be written (the CLI exits with status 2).
@@ -51,11 +53,7 @@ def run_gate(
     if judge is None:
         report = score_traces(gold, traces, thresholds=thresholds, refusal_token=refusal_token)
     else:
-        from jurist.tasks.gates.claims import score_traces_judged  # the claim judge loads DSPy
-
-        report = score_traces_judged(
-            gold, traces, judge, run_dir=judge_out, thresholds=thresholds, refusal_token=refusal_token
-        )
+        report = _judged_report(gold, traces, judge, judge_out, thresholds, refusal_token)
     text = render_json(report) if as_json else render_markdown(report)
     stream = stream if stream is not None else sys.stdout
     if out is None:
@@ -70,3 +68,37 @@ def run_gate(
         )
     stream.flush()
     return report.exit_code
+
+
+DEFAULT_RUNS = Path(".jurist_cache") / "gate-judge"
+"""Where ``jurist gate --judge`` keeps the claim judge's runs when ``--judge-out`` is not given."""
+
+
+def _judged_report(
+    gold: str | Path,
+    traces: str | Path,
+    judge: str | Path,
+    judge_out: str | Path | None,
+    thresholds: GateThresholds | None,
+    refusal_token: str,
+) -> GateReport:
+    """The report with the claim check: an ordinary run of the ``gates`` task (the judging
+    loop), whose scores carry the report. Loads DSPy and pandas, so only when a judge is asked."""
+    from dataclasses import asdict
+
+    from jurist.judges.config import load_config
+    from jurist.tasks._contract import run_judgment
+    from jurist.tasks.gates.claims import files_hash
+    from jurist.tasks.gates.options import GatesOptions
+    from jurist.tasks.gates.task import GatesTask
+
+    task = GatesTask()
+    given = asdict(thresholds if thresholds is not None else GateThresholds())
+    options = task.options(GatesOptions(gold=Path(gold), refusal_token=refusal_token, **given))
+    config = load_config(judge)
+    if judge_out is None:
+        fingerprint = task.make_judge(config, options).fingerprint()
+        judge_out = DEFAULT_RUNS / f"{files_hash(gold, traces)[:12]}-{fingerprint}"
+    run = run_judgment(task, traces, judge_out, config, options, progress=False)
+    report: GateReport = run.scores.extra["report"]
+    return report

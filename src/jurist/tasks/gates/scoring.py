@@ -1,7 +1,7 @@
 """Scoring RAG traces against a gold QA set in one pass, and the scores of a gate report.
 
 :func:`score_traces` streams the traces once, adds each to the counts of its gold question,
-and builds a :class:`~jurist.report.gates_records.GateReport`: overall rates, gates G1-G5,
+and builds a :class:`~jurist.tasks.gates.records.GateReport`: overall rates, gates G1-G5,
 one row per gold question, and the traces that have no gold question (counted; the first
 few listed). Memory grows with the gold set, never with the number of traces.
 
@@ -28,8 +28,8 @@ from jurist.metrics.gates import (
     normalize_refusal_token,
     score_trace,
 )
-from jurist.report.gates import render_markdown, report_to_dict
-from jurist.report.gates_records import GateReport, QuestionRow, UnmatchedTrace, questions_frame
+from jurist.tasks.gates.records import GateReport, QuestionRow, UnmatchedTrace, questions_frame
+from jurist.tasks.gates.render import render_markdown, report_to_dict
 
 if TYPE_CHECKING:
     from jurist.tasks._contract import Scores
@@ -135,9 +135,9 @@ def gate_verdict(report: GateReport) -> str:
 def scores_of(report: GateReport) -> Scores:
     """A gate report as task scores: the per-question table, the JSON summary, the Markdown.
 
-    ``summary`` is :func:`~jurist.report.gates.report_to_dict` (what ``jurist gate --json``
-    prints), ``report`` is :func:`~jurist.report.gates.render_markdown` and
-    ``extra["report"]`` is the :class:`~jurist.report.gates_records.GateReport` itself.
+    ``summary`` is :func:`~jurist.tasks.gates.render.report_to_dict` (what ``jurist gate --json``
+    prints), ``report`` is :func:`~jurist.tasks.gates.render.render_markdown` and
+    ``extra["report"]`` is the :class:`~jurist.tasks.gates.records.GateReport` itself.
     """
     from jurist.tasks._contract import Scores, json_ready  # pandas: not on `jurist gate`'s path
 

@@ -16,17 +16,15 @@ import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.io import read_text
-from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.programs.gates import ClaimJudge, verdict_from_prediction
 from jurist.report.figures import Figure
 from jurist.report.jsonout import dumps
 from jurist.report.review import Review
-from jurist.runner import Item
+from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text
-from jurist.tasks.gates.claims import ClaimItems, claim_baseline_judge, collect_claims, score_traces_judged
+from jurist.tasks.gates.claims import ClaimItems, add_claim_verdicts, claim_baseline_judge, collect_claims
 from jurist.tasks.gates.figures import REVIEW, gates_figures
 from jurist.tasks.gates.options import GatesOptions, as_gates_options, gold_of, thresholds_of
 from jurist.tasks.gates.scoring import gate_verdict, score_traces, scores_of
@@ -88,34 +86,16 @@ class GatesTask(Task):
     def baseline(self, options: BaseModel) -> Judge:
         return claim_baseline_judge()
 
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        """Score the traces in ``data``, run the claim judge into ``out`` (resumed if it exists),
-        and write ``summary.json`` and ``report.md`` there (what ``jurist gate --judge`` reports)."""
-        opts = as_gates_options(options)
-        report = score_traces_judged(
-            gold_of(opts),
-            resolve_input(data),
-            config,
-            run_dir=out,
-            progress=progress,
-            retry_failed=retry_failed,
-            thresholds=thresholds_of(opts),
-            refusal_token=opts.refusal_token,
-        )
-        scores = scores_of(report)
-        run_dir = Path(out)
+    def score_judged(
+        self, run_dir: Path, dataset: ClaimItems, options: BaseModel, *, gold: str | Path | None = None
+    ) -> Scores:
+        """The gates of every trace in ``dataset`` with the claim verdicts recorded in
+        ``run_dir`` added, written there as ``summary.json`` and ``report.md`` (what
+        ``jurist gate --judge`` reports). ``gold`` is the judged trace file, already read."""
+        scores = scores_of(add_claim_verdicts(dataset, iter_run_results(run_dir)))
         atomic_write_text(run_dir / "summary.json", dumps(scores.summary))
         atomic_write_text(run_dir / "report.md", scores.report)
-        return JudgeRun(run_dir=run_dir, scores=scores)
+        return scores
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         report = run.scores.extra["report"]
@@ -137,7 +117,7 @@ class GatesTask(Task):
         """Score a trace file against the gold QA set (``gold``, else the ``gold`` option); no model
         is called. ``report`` is the Markdown of ``jurist gate``, ``summary`` its JSON, ``items``
         the per-question table and ``extra["report"]`` the
-        :class:`~jurist.report.gates_records.GateReport`. ``write`` is ignored (a trace file is
+        :class:`~jurist.tasks.gates.records.GateReport`. ``write`` is ignored (a trace file is
         not a run directory)."""
         if isinstance(run, list):
             if len(run) != 1:
@@ -159,7 +139,7 @@ class GatesTask(Task):
         return gates_figures(scores.summary)
 
     def report(self, scores: Scores) -> str:
-        from jurist.report.gates import render_markdown
+        from jurist.tasks.gates.render import render_markdown
 
         report = scores.extra.get("report")
         return render_markdown(report) if report is not None else super().report(scores)

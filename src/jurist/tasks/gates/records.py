@@ -2,8 +2,7 @@
 
 :class:`GateReport` (overall counts and rates, gates, one :class:`QuestionRow` per gold
 question, the :class:`UnmatchedTrace` list) is built by
-:func:`jurist.tasks.gates.score_traces` and rendered by :mod:`jurist.report.gates`. It lives
-here, below both, so the report layer renders it without knowing the task.
+:func:`jurist.tasks.gates.scoring.score_traces` and rendered by :mod:`jurist.tasks.gates.render`.
 """
 
 from __future__ import annotations

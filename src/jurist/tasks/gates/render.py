@@ -1,7 +1,7 @@
 """Rendering of a gate report: Markdown (for CI logs and PRs), JSON, and the per-question table.
 
-The report itself (:class:`~jurist.report.gates_records.GateReport`) is built by
-:func:`jurist.tasks.gates.score_traces`; this module only renders it.
+The report itself (:class:`~jurist.tasks.gates.records.GateReport`) is built by
+:func:`jurist.tasks.gates.scoring.score_traces`; this module only renders it.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import asdict
 from typing import Any
 
 from jurist.metrics.gates import LABELS, METRIC_TITLES, GateResult, GateStatus, Ratio
-from jurist.report.gates_records import GateReport, QuestionRow, question_record, questions_frame
 from jurist.report.jsonout import dumps
 from jurist.report.markdown import cell, table
+from jurist.tasks.gates.records import GateReport, QuestionRow, question_record, questions_frame
 
 __all__ = ["render_json", "render_markdown", "report_to_dict", "questions_frame"]
 
