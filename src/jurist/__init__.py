@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from jurist.tasks import Task, get_task, register_task, task_names
     from jurist.tasks.gates import score_traces
     from jurist.tasks.heritage import judge_heritage, score_heritage
-    from jurist.tasks.pairwise import judge_pairwise, score_pairwise_records
     from jurist.tasks.ragbench import judge_ragbench, score_ragbench
     from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
     from jurist.testing import OpenAICompatibleServer
@@ -51,7 +50,6 @@ __all__ = [
     "get_task",
     "judge",
     "judge_heritage",
-    "judge_pairwise",
     "judge_ragbench",
     "load_config",
     "optimize",
@@ -60,7 +58,6 @@ __all__ = [
     "run_rgb_suite",
     "score",
     "score_heritage",
-    "score_pairwise_records",
     "score_ragbench",
     "score_rgb_predictions",
     "score_traces",

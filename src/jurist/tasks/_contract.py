@@ -11,7 +11,8 @@ A task says, for one kind of judgment:
 - its options: :attr:`Task.Options`, a pydantic model (``jurist judge pairwise DATA
   --num-options 3`` sets ``num_options``; unknown or invalid options are named errors);
 - how rows are read and validated (:meth:`Task.read`; errors name file, row and field) and
-  turned into runner items (:meth:`Task.items`);
+  turned into runner items (:meth:`Task.items`), and what else decides those items that a
+  resumed run directory must share (:meth:`Task.run_identity`);
 - its judges (:meth:`Task.make_judge`): the offline baseline for the default config, the
   LLM program (:meth:`Task.program`, parsed and validated by :meth:`Task.postprocess`)
   for a config that names a model, or a compiled program from ``jurist optimize``;
@@ -169,6 +170,16 @@ class Task:
     def items(self, dataset: Any, options: BaseModel) -> Iterable[Item]:
         """The runner items of a dataset: an id unique in the run, and the judge's inputs."""
         raise self.unsupported("make judge items")
+
+    def run_identity(self, dataset: Any, options: BaseModel) -> dict[str, Any]:
+        """What else decides a dataset's items, besides the data file, the task and the judge
+        (e.g. the models a table compares, the number of options): ``{field: value}``.
+
+        :func:`~jurist.tasks._loop.run_judgment` records these fields in the manifest's
+        ``dataset`` and refuses to resume a run directory whose manifest records another value
+        for one of them (:class:`~jurist.errors.RunDirectoryError`). Default: none.
+        """
+        return {}
 
     def row_items(self, dataset: Any, options: BaseModel, row: int) -> list[Item]:
         """The items of the ``row``-th row (0-based) of a dataset, for ``jurist prompt``."""

@@ -12,6 +12,7 @@ moved onto this loop task by task) is run by that method.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,11 @@ def run_judgment(
         retry_failed: Judge again the items recorded as failed.
         progress: Show the progress bar.
         only: Judge only the items with these ids (a cascade's later stage); all by default.
+
+    Raises:
+        RunDirectoryError: ``out`` holds a run of another task, judge or data, or one whose
+            manifest records another value of the task's
+            :meth:`~jurist.tasks.Task.run_identity` (e.g. other compared models).
     """
     if overrides_judge(task):
         if only is not None:
@@ -66,7 +72,8 @@ def run_judgment(
     dataset = task.read(path, options)
     judge = task.make_judge(config, options)
     effective = effective_config(judge, config)
-    description = dataset.describe()
+    identity = task.run_identity(dataset, options)
+    description = {**dataset.describe(), **identity}
     items = task.items(dataset, options)
     total = description.get("items")
     if only is not None:
@@ -75,6 +82,7 @@ def run_judgment(
         total = len(wanted)
     # One lock over judging and the exports: no other process writes between them.
     with run_lock(out):
+        _check_identity(Path(out), task.name, identity)
         run_items(
             items,
             judge,
@@ -99,6 +107,27 @@ def source_of(task: Task) -> str:
     """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
     path = Path(task.source)
     return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
+
+
+def _check_identity(run_dir: Path, task: str, identity: dict[str, Any]) -> None:
+    """Refuse a run directory whose manifest records another value of a field of the task's
+    :meth:`~jurist.tasks.Task.run_identity` (the runner checks the task, judge and data)."""
+    from jurist.errors import RunDirectoryError
+    from jurist.runner import MANIFEST
+
+    manifest = run_dir / MANIFEST
+    if not identity or not manifest.is_file():
+        return
+    try:
+        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}
+    except (ValueError, AttributeError):
+        return  # the runner says what is wrong with the manifest
+    for key, value in identity.items():
+        if key in recorded and recorded[key] != value:
+            raise RunDirectoryError(
+                f"{run_dir} holds a {task} run with {key.replace('_', ' ')} {recorded[key]!r}, "
+                f"now {value!r}; resume it with the same options, or write to another --out directory"
+            )
 
 
 def _items_among(task: Task, ids: set[str]) -> Task:

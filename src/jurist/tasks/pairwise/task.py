@@ -27,6 +27,7 @@ from jurist.report.pairwise import (
 )
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready, write_exports
+from jurist.tasks._loop import run_judgment
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration
@@ -39,13 +40,12 @@ from jurist.tasks.pairwise.run import (
     PairwiseData,
     PairwiseRun,
     baseline_judge,
-    judge_pairwise,
     make_pairwise_judge,
     read_pairwise,
     rescore_run,
     summary_markdown,
 )
-from jurist.tasks.pairwise.scoring import score_pairwise_records, scores_summary
+from jurist.tasks.pairwise.scoring import score_records, scores_summary
 
 
 def _num_options(options: BaseModel) -> int:
@@ -102,9 +102,10 @@ class PairwiseTask(PairwiseReview):
     """SubEval (DevBench): which of two responses is better, asked in both orders.
 
     ``judge`` takes a SubEval table (every model against a reference model, or all pairs)
-    or a pairs file (LLMBar, ...), and writes into the run directory ``--out`` (resumed if it
-    exists). ``score`` takes a run directory written by ``judge`` or a judged SubEval record
-    file (``record_{judge}_{n}.tsv``).
+    or a pairs file (LLMBar, ...): its items are the comparisons in both orders, judged by the
+    loop every task runs into the run directory ``--out`` (resumed if it exists). ``score``
+    takes a run directory written by ``judge`` or a judged SubEval record file
+    (``record_{judge}_{n}.tsv``), and groups each comparison's two orders into one verdict.
     """
 
     name = "pairwise"
@@ -150,7 +151,15 @@ class PairwiseTask(PairwiseReview):
         )
 
     def items(self, dataset: PairwiseData, options: BaseModel) -> list[Item]:
+        """Each comparison in both orders (``ID|12`` and ``ID|21`` for a pair; SubEval's
+        ``cmp_index`` of each order); :meth:`panel_verdicts` and :meth:`score` group a
+        comparison's two orders into one verdict again."""
         return dataset.items
+
+    def run_identity(self, dataset: PairwiseData, options: BaseModel) -> dict[str, Any]:
+        """The number of options and, for a SubEval table, the reference and compared models
+        (for a pairs file, its column mapping and split-vote rule)."""
+        return dict(dataset.selection)
 
     def row_items(self, dataset: PairwiseData, options: BaseModel, row: int) -> list[Item]:
         """Every ordered comparison of the ``row``-th question (SubEval) or pair (pairs file)."""
@@ -170,38 +179,6 @@ class PairwiseTask(PairwiseReview):
 
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
         return make_pairwise_judge(config, _num_options(options))
-
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        """Judge every comparison in both orders into the run directory ``out``."""
-        assert isinstance(options, PairwiseOptions)
-        run = judge_pairwise(
-            data,
-            out,
-            config,
-            num_options=_num_options(options),
-            reference_model=options.reference_model,
-            models=options.compare,
-            fill_contents=options.fill_contents or (),
-            mapping=options.map,
-            split_vote=options.split_vote,
-            retry_failed=retry_failed,
-            progress=progress,
-            n_resamples=options.resamples,
-            seed=options.seed,
-            choice_rule=options.choice_rule,
-        )
-        scores = _run_scores(run)
-        _write_run(run.run_dir, scores)
-        return JudgeRun(run_dir=run.run_dir, scores=scores)
 
     def panel_verdicts(self, options: BaseModel) -> SwapVerdicts:
         """A jury votes per pair on each juror's verdict after the swap rule (``tie`` without a winner)."""
@@ -224,7 +201,9 @@ class PairwiseTask(PairwiseReview):
         """Score a run directory of ``judge`` or a judged SubEval record file; no model is called.
 
         With the option ``out``, writes SubEval's log and tables (record files and SubEval
-        runs) or the agreement tables (pairs runs) there; with ``write``, into the run directory.
+        runs) or the agreement tables (pairs runs) there. With ``write`` (the judging loop's
+        last step), writes them into the run directory with its exports; a SubEval run's record
+        table is then built again from the run's recorded judgements.
         """
         assert isinstance(options, PairwiseOptions)
         path = _one(self, run)
@@ -243,13 +222,14 @@ class PairwiseTask(PairwiseReview):
                 models=options.compare,
                 fill_contents=options.fill_contents or (),
                 choice_rule=options.choice_rule,
+                rebuild=write,
             )
             scores = _run_scores(rescored)
             if write:
                 targets.append(rescored.run_dir)
                 _write_run(rescored.run_dir, scores)
         else:
-            records = score_pairwise_records(
+            records = score_records(
                 path,
                 reference_model=options.reference_model,
                 judge_column=options.judge_column,
@@ -277,8 +257,8 @@ class PairwiseTask(PairwiseReview):
         self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         def judge(file: Path, run_dir: Path, options: PairwiseOptions) -> PairwiseRun:
-            run: PairwiseRun = self.judge(
-                file, run_dir, spec.config, options, progress=progress
+            run: PairwiseRun = run_judgment(
+                self, file, run_dir, spec.config, options, progress=progress
             ).scores.extra["run"]
             return run
 
