@@ -24,7 +24,7 @@ TWO_MODELS = {"reference_model": "gpt-3.5-turbo-1106", "compare": ["gpt-3.5-turb
 
 
 def test_pairwise_has_no_pipeline_of_its_own_and_no_historical_functions():
-    assert not overrides_judge(get_task("pairwise"))
+    assert not overrides_judge(get_task("pairwise")) and not overrides_judge(get_task("pairwise-gold"))
     for name in ("judge_pairwise", "score_pairwise_records"):
         assert name not in jurist.__all__ and name not in jurist.tasks.pairwise.__all__
         assert not hasattr(jurist.tasks.pairwise, name)
@@ -97,3 +97,30 @@ def test_score_of_a_judged_run_gives_the_judged_figures(data: Path, chosen: dict
     assert {k: v for k, v in rescored.summary.items() if k not in drop} == {
         k: v for k, v in run.summary.items() if k not in drop
     }
+
+
+def test_pairwise_gold_judges_a_run_directory_with_the_baseline_only(tmp_path: Path, llm_config, capsys):
+    out = tmp_path / "gold"
+    args = ["judge", "pairwise-gold", str(LLMBAR), "--out", str(out), "--resamples", "0", "--no-progress"]
+    assert run_cli(args) == 0
+    assert (out / "manifest.json").is_file() and (out / "results.jsonl").is_file()
+    judged = pd.read_csv(out / "agreement.csv")
+    # The same figures as the baseline's pairs judged in memory (`jurist score pairwise-gold FILE`).
+    in_memory = jurist.score("pairwise-gold", LLMBAR, options={"resamples": 0}).extra["agreement"].agreement
+    pd.testing.assert_frame_equal(judged, in_memory.reset_index(drop=True), check_dtype=False)
+    rescored = jurist.score("pairwise-gold", out, options={"resamples": 0})
+    assert rescored.summary["agreement"] == json_rows(judged) and rescored.summary["items"] == 24
+    capsys.readouterr()
+    assert run_cli([*args, "--num-options", "3"]) == 2
+    assert "holds a pairwise-gold run with num options 2, now 3" in capsys.readouterr().err
+    config = tmp_path / "llm.yaml"
+    config.write_text(f"model: {llm_config.model}\n", encoding="utf-8")
+    assert (
+        run_cli(["judge", "pairwise-gold", str(LLMBAR), "-c", str(config), "--out", str(tmp_path / "x")]) == 2
+    )
+    assert "judges with the offline baseline only" in capsys.readouterr().err
+
+
+def json_rows(frame: pd.DataFrame) -> list[dict]:
+    """A table's rows as the summary writes them (missing values as ``None``)."""
+    return [{k: (None if pd.isna(v) else v) for k, v in row.items()} for row in frame.to_dict("records")]

@@ -3,7 +3,6 @@ records) and ``pairwise-gold`` (the offline baseline's agreement with gold prefe
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
-from jurist.report.jsonout import dumps
 from jurist.report.pairwise import (
     PairsAgreement,
     PairwiseScores,
@@ -26,7 +24,7 @@ from jurist.report.pairwise import (
     write_pairwise_scores,
 )
 from jurist.runner import Item, iter_run_results
-from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready, write_exports
+from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready, write_exports
 from jurist.tasks._loop import run_judgment
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
@@ -61,7 +59,7 @@ def _agreement_scores(result: PairsAgreement, extra: dict[str, Any]) -> Scores:
     )
 
 
-def _run_scores(run: PairwiseRun) -> Scores:
+def _run_scores(run: PairwiseRun, task: str = "pairwise") -> Scores:
     """A run's scores; its summary also counts the run's items, ok and failed (with their ids
     and kinds) and usage, as every task's run summary does."""
     if run.agreement is not None:
@@ -69,7 +67,7 @@ def _run_scores(run: PairwiseRun) -> Scores:
     else:
         assert run.scores is not None
         scores = _record_scores(run.scores, {"run": run})
-    scores.summary = {**scores.summary, **json_ready(run.counts), "task": "pairwise"}
+    scores.summary = {**scores.summary, **json_ready(run.counts), "task": task}
     scores.summary.update(run_info(run.run_dir))
     return scores
 
@@ -302,13 +300,36 @@ class PairwiseGoldTask(PairwiseReview):
     def read(self, path: str | Path, options: BaseModel) -> PairwiseData:
         """Read a pairs file (any shape ``load_pairs`` knows, with the ``map`` and ``split_vote`` options)."""
         assert isinstance(options, PairwiseGoldOptions)
-        data = read_pairwise(resolve_input(path), mapping=options.map, split_vote=options.split_vote)
+        data = read_pairwise(
+            resolve_input(path),
+            mapping=options.map,
+            split_vote=options.split_vote,
+            num_options=options.num_options,
+        )
         if data.kind != "pairs":
             raise InputError("task 'pairwise-gold' reads pairs files, not SubEval tables", path=data.path)
         return data
 
+    def items(self, dataset: PairwiseData, options: BaseModel) -> list[Item]:
+        """Each pair in both orders (``ID|12``, ``ID|21``), grouped into one verdict again when scored."""
+        return dataset.items
+
+    def run_identity(self, dataset: PairwiseData, options: BaseModel) -> dict[str, Any]:
+        """The number of options, the column mapping and the split-vote rule."""
+        return dict(dataset.selection)
+
     def baseline(self, options: BaseModel) -> Judge:
         return baseline_judge(_num_options(options))
+
+    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
+        """The offline baseline; a config naming a model or a compiled program is refused."""
+        if not config.is_baseline or config.program is not None:
+            raise ConfigError(
+                "task 'pairwise-gold' judges with the offline baseline only; "
+                "use `jurist judge pairwise` for an LLM judge",
+                field="task",
+            )
+        return self.baseline(options)
 
     def _agreement(self, files: list[Path], options: BaseModel) -> Scores:
         assert isinstance(options, PairwiseGoldOptions)
@@ -325,30 +346,6 @@ class PairwiseGoldTask(PairwiseReview):
             write_pairs_agreement(result, options.out)
         return _agreement_scores(result, {})
 
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        """Judge one pairs file with the baseline; write the agreement tables into ``out``."""
-        if not config.is_baseline or config.program is not None:
-            raise ConfigError(
-                "task 'pairwise-gold' judges with the offline baseline only; "
-                "use `jurist judge pairwise` for an LLM judge",
-                field="task",
-            )
-        scores = self._agreement([Path(data)], options)
-        write_pairs_agreement(scores.extra["agreement"], out)
-        # What `jurist score pairwise-gold OUT` reads back: the files judged.
-        scores.summary = {**scores.summary, "data": [str(data)]}
-        atomic_write_text(Path(out) / "summary.json", dumps(scores.summary))
-        return JudgeRun(run_dir=Path(out), scores=scores)
-
     def summary_lines(self, run: JudgeRun) -> list[str]:
         return [run.scores.report, f"written to {run.run_dir}"]
 
@@ -360,30 +357,39 @@ class PairwiseGoldTask(PairwiseReview):
         gold: str | Path | None = None,
         write: bool = False,
     ) -> Scores:
-        """Judge the pairs files with the baseline and score them against their gold labels
-        (a directory written by ``jurist judge pairwise-gold`` stands for the files it judged)."""
-        files: list[Path] = []
-        for path in [Path(p) for p in run] if isinstance(run, list) else [Path(run)]:
-            files += _judged_files(path) if path.is_dir() else [path]
-        return self._agreement(files, options)
+        """Score a run directory of ``jurist judge pairwise-gold`` from its recorded judgements, or
+        judge pairs files with the baseline and score them against their gold labels.
+
+        With the option ``out``, writes the agreement tables there; with ``write`` and a run
+        directory (the judging loop's last step), into the run directory with its exports.
+        """
+        assert isinstance(options, PairwiseGoldOptions)
+        paths = [Path(p) for p in run] if isinstance(run, list) else [Path(run)]
+        if not any(path.is_dir() for path in paths):
+            return self._agreement(paths, options)
+        path = _one(self, paths)
+        rescored = rescore_run(
+            path,
+            data=gold,
+            num_options=options.num_options,
+            n_resamples=options.resamples,
+            seed=options.seed,
+            mapping=options.map,
+            split_vote=options.split_vote,
+            choice_rule=options.choice_rule,
+        )
+        assert rescored.agreement is not None  # the task reads pairs files only
+        scores = _run_scores(rescored, self.name)
+        targets = [options.out] if options.out is not None else []
+        if write:
+            targets.append(rescored.run_dir)
+            _write_run(rescored.run_dir, scores)
+        for target in targets:
+            write_pairs_agreement(rescored.agreement, target)
+        return scores
 
     def report(self, scores: Scores) -> str:
         return pairs_agreement_markdown(scores.extra["agreement"])
-
-
-def _judged_files(out: Path) -> list[Path]:
-    """The pairs files a ``jurist judge pairwise-gold --out OUT`` run judged (from its summary)."""
-    summary = out / "summary.json"
-    try:
-        recorded = json.loads(summary.read_text(encoding="utf-8")).get("data")
-    except (OSError, ValueError, AttributeError):
-        recorded = None
-    if not isinstance(recorded, list) or not recorded:
-        raise InputError(
-            "not an --out directory of `jurist judge pairwise-gold` (no summary.json naming its data)",
-            path=out,
-        )
-    return [Path(str(file)) for file in recorded]
 
 
 TASK = PairwiseTask()
