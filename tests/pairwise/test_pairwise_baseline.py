@@ -9,7 +9,8 @@ import pytest
 
 from jurist.datasets.pairwise import build_comparisons, load_pairs, load_subeval_table
 from jurist.programs.pairwise_baseline import PairwiseBaseline
-from jurist.tasks.pairwise import judge_comparisons, judge_pairs, judge_pairs_baseline, score_pairwise_records
+from jurist.tasks.pairwise import judge_comparisons, judge_pairs, judge_pairs_baseline
+from jurist.tasks.pairwise.scoring import score_records
 
 DATA = Path(__file__).parents[1] / "data"
 SAMPLE = DATA / "llmbar" / "natural_sample.json"
@@ -76,7 +77,7 @@ def test_judge_comparisons_gives_a_scorable_record_table() -> None:
     records = judge_comparisons(comparisons, PairwiseBaseline(), num_options=2, judge_name="baseline")
     assert list(records.columns)[-1] == "baseline"
     assert (records["baseline"] == "EM").sum() == 8
-    scores = score_pairwise_records(records, reference_model="gpt-3.5-turbo-1106", n_resamples=0)
+    scores = score_records(records, reference_model="gpt-3.5-turbo-1106", n_resamples=0)
     assert scores.counts.exact_matches == 8
     assert scores.counts.extracted == scores.counts.judged == len(records) - 8
     assert scores.win_rates_with_ties["model"].nunique() == 4

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 import jurist.cli.verbs  # noqa: F401  (registers `score pairwise`)
 from jurist.cli import app
 from jurist.report.pairwise import subeval_log, write_pairwise_scores
-from jurist.tasks.pairwise import score_pairwise_records, token_counter
+from jurist.tasks.pairwise import token_counter
+from jurist.verbs import score
 
 RUN = (
     Path(__file__).parents[1]
@@ -25,7 +26,7 @@ RECORD = RUN / "record_gpt-4-1106-preview_2.tsv"
 
 @pytest.fixture(scope="module")
 def scores():  # type: ignore[no-untyped-def]
-    return score_pairwise_records(RECORD)
+    return score("pairwise", RECORD).extra["scores"]
 
 
 def test_lengths_are_counted_in_subeval_tokens() -> None:

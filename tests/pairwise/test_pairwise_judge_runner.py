@@ -1,4 +1,5 @@
-"""``judge pairwise`` through the batch runner: both orders, the LLM path, failures, resume."""
+"""``judge pairwise`` through the judging loop every task runs: both orders, the LLM path,
+failures, resume, the record table rebuilt on each run."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ import pytest
 from jurist.errors import InputError
 from jurist.judges.judge import INVALID_ANSWERS
 from jurist.runner import RESULTS_DB, ResultStore
-from jurist.tasks.pairwise import judge_pairwise
 from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import judge
 from support import prompt_sections
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SUBEVAL = DATA / "devbench-subeval" / "examples" / "DevBench_projects_example.xlsx"
 LLMBAR = DATA / "llmbar" / "natural_sample.json"
+QUICK = {"resamples": 50}
 
 
 def longer_wins(body: dict) -> str:
@@ -62,7 +64,9 @@ def _pairs_file(tmp_path: Path) -> Path:
 def test_pairs_judged_in_both_orders_through_the_loopback_server(llm_config, tmp_path):
     with OpenAICompatibleServer(longer_wins) as srv:
         config = llm_config.model_copy(update={"api_base": srv.base_url})
-        run = judge_pairwise(_pairs_file(tmp_path), tmp_path / "out", config, progress=False, n_resamples=50)
+        run = judge(
+            "pairwise", _pairs_file(tmp_path), config, out=tmp_path / "out", options=QUICK, progress=False
+        )
         bodies = list(srv.bodies)
         # Three pairs, both orders; the unextractable ones are asked again past the cache.
         orders = {(prompt_sections(b)["response_1"], prompt_sections(b)["response_2"]) for b in bodies}
@@ -70,7 +74,7 @@ def test_pairs_judged_in_both_orders_through_the_loopback_server(llm_config, tmp
             "Red.",
             "Red, the colour of blood.",
         ) in orders
-        judged = run.records.set_index("id")
+        judged = run.set_index("id")
         assert judged.loc["p1", "choice_12"] == "A" and judged.loc["p1", "choice_21"] == "B"
         assert judged.loc["p1", "verdict"] == "1" and judged.loc["p2", "verdict"] == "2"
         # An answer whose choice is not an option is recorded as not extracted, never guessed.
@@ -82,12 +86,12 @@ def test_pairs_judged_in_both_orders_through_the_loopback_server(llm_config, tmp
         # "Z" parsed but is no option: an invalid verdict is asked again once, not parse_retries times.
         assert all(r.attempts == INVALID_ANSWERS == 2 and r.raw for r in failed)
         assert all("'Z' is not one of A, B" in (r.error or "") for r in failed)
-        overall = run.agreement.agreement.iloc[-1]
+        overall = run.summary["agreement"][-1]
         assert overall["complete"] == 2 and overall["accuracy"] == 1.0
 
         srv.reset_count()
-        again = judge_pairwise(
-            _pairs_file(tmp_path), tmp_path / "out", config, progress=False, n_resamples=50
+        again = judge(
+            "pairwise", _pairs_file(tmp_path), config, out=tmp_path / "out", options=QUICK, progress=False
         )
         assert srv.requests == 0
         assert again.run_dir == run.run_dir
@@ -96,39 +100,35 @@ def test_pairs_judged_in_both_orders_through_the_loopback_server(llm_config, tmp
 def test_subeval_table_never_shows_model_names_and_writes_records(llm_config, tmp_path):
     with OpenAICompatibleServer(longer_wins) as srv:
         config = llm_config.model_copy(update={"api_base": srv.base_url})
-        run = judge_pairwise(
-            SUBEVAL,
-            tmp_path / "out",
-            config,
-            reference_model="gpt-3.5-turbo-1106",
-            models=["gpt-3.5-turbo-1106", "gpt-4-0613"],
-            progress=False,
-            n_resamples=50,
-            subdirectory=True,  # a run directory named after the run, under out (as calibration uses)
+        chosen = {"reference_model": "gpt-3.5-turbo-1106", "compare": ["gpt-3.5-turbo-1106", "gpt-4-0613"]}
+        run = judge(
+            "pairwise", SUBEVAL, config, out=tmp_path / "out", options={**QUICK, **chosen}, progress=False
         )
         prompts = " ".join(json.dumps(body["messages"]) for body in srv.bodies)
         assert "gpt-4-0613" not in prompts and "gpt-3.5-turbo-1106" not in prompts
-        assert srv.requests == len(run.records)
-    assert "__ref-gpt-3.5-turbo-1106__2opt" in run.run_dir.name
-    assert (run.run_dir / "record_loopback-judge_2.tsv").exists() or any(run.run_dir.glob("record_*_2.tsv"))
+        assert srv.requests == len(run)
+    assert (run.run_dir / "record_openai_loopback-judge_2.tsv").is_file()
     assert (run.run_dir / "log.txt").is_file()
-    assert run.scores is not None and run.scores.counts.comparisons == len(run.records)
-    choices = run.records[run.scores.judge].str.extract(r"Choice: ([AB])")[0]
-    assert choices.notna().all()
+    assert len(run) == 8  # 2 questions x 2 metrics, both orders
+    assert run["choice"].isin(["A", "B"]).all()
+    table = pd.read_csv(run.run_dir / "record_openai_loopback-judge_2.tsv", sep="\t")
+    assert table["openai/loopback-judge"].str.extract(r"Choice: ([AB])")[0].notna().all()
 
 
 def test_baseline_runs_both_orders_on_llmbar(tmp_path):
-    run = judge_pairwise(LLMBAR, tmp_path / "out", None, progress=False, n_resamples=50)
-    assert len(run.records) == 12
-    assert run.records["choice_12"].notna().all() and run.records["choice_21"].notna().all()
+    run = judge("pairwise", LLMBAR, out=tmp_path / "out", options=QUICK, progress=False)
+    assert len(run) == 12
+    assert run["choice_12"].notna().all() and run["choice_21"].notna().all()
     with ResultStore(run.run_dir / RESULTS_DB) as store:
         assert len(list(store.iter_results())) == 24
-    assert isinstance(run.agreement.agreement, pd.DataFrame)
+    assert pd.read_csv(run.run_dir / "agreement.csv")["pairs"].iloc[-1] == 12
 
 
 def test_unknown_reference_and_missing_model_column(tmp_path):
     with pytest.raises(InputError, match="unknown reference model"):
-        judge_pairwise(SUBEVAL, tmp_path, None, reference_model="gpt-9", progress=False)
+        judge("pairwise", SUBEVAL, out=tmp_path, options={"reference_model": "gpt-9"}, progress=False)
     with pytest.raises(InputError) as info:
-        judge_pairwise(SUBEVAL, tmp_path, None, models=["gpt-4-0613", "nobody"], progress=False)
+        judge(
+            "pairwise", SUBEVAL, out=tmp_path, options={"compare": ["gpt-4-0613", "nobody"]}, progress=False
+        )
     assert info.value.field == "answer-nobody"

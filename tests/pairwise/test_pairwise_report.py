@@ -8,14 +8,13 @@ import pandas as pd
 
 from jurist.datasets.pairwise import read_record_table
 from jurist.report.pairwise import (
-    pairwise_run_name,
     pretty_table,
     subeval_log,
     subeval_win_table,
     write_pairwise_scores,
     write_record_table,
 )
-from jurist.tasks.pairwise import score_pairwise_records
+from jurist.tasks.pairwise.scoring import score_records
 
 
 def test_pretty_table_like_tabulate() -> None:
@@ -30,25 +29,6 @@ def test_pretty_table_like_tabulate() -> None:
             "+---+-------------+-------+",
         ]
     )
-
-
-def test_run_names_record_everything_that_defines_a_run() -> None:
-    base = pairwise_run_name("data/dev.xlsx", "gpt-4o", ["m1", "m2"], "m1", 2)
-    assert base == "dev__gpt-4o__m1+m2__ref-m1__2opt"
-    assert pairwise_run_name("data/dev.xlsx", "gpt-4o", ["m2", "m1"], "m1", 2) == base
-    others = {
-        pairwise_run_name("data/other.xlsx", "gpt-4o", ["m1", "m2"], "m1", 2),
-        pairwise_run_name("data/dev.xlsx", "claude", ["m1", "m2"], "m1", 2),
-        pairwise_run_name("data/dev.xlsx", "gpt-4o", ["m1", "m3"], "m1", 2),
-        pairwise_run_name("data/dev.xlsx", "gpt-4o", ["m1", "m2"], "m2", 2),
-        pairwise_run_name("data/dev.xlsx", "gpt-4o", ["m1", "m2"], None, 2),
-        pairwise_run_name("data/dev.xlsx", "gpt-4o", ["m1", "m2"], "m1", 4),
-    }
-    assert base not in others and len(others) == 6
-    many = [f"org/very-long-model-name-{i}" for i in range(10)]
-    name = pairwise_run_name("x.tsv", "openai/gpt-4o", many, many[0], 3)
-    assert "10models-" in name and "/" not in name
-    assert name != pairwise_run_name("x.tsv", "openai/gpt-4o", many[:-1] + ["other"], many[0], 3)
 
 
 def test_subeval_win_table_order_and_missing_groups() -> None:
@@ -123,7 +103,7 @@ def test_record_table_round_trips_through_every_format(tmp_path: Path) -> None:
 
 
 def test_inconsistent_runs_log_the_consistent_rate(tmp_path: Path) -> None:
-    scores = score_pairwise_records(_records(), n_resamples=0, count=len, length_unit="characters")
+    scores = score_records(_records(), n_resamples=0, count=len, length_unit="characters")
     assert scores.reference_model == "ref"
     log = subeval_log(scores)
     assert "2 out of 4 answers are consistent. (A vs. B <-> B vs. A) The consistent rate is 50.00%\n" in log

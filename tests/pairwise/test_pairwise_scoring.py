@@ -6,12 +6,8 @@ import pandas as pd
 import pytest
 
 from jurist.errors import InputError
-from jurist.tasks.pairwise import (
-    FAIL_MESSAGE,
-    infer_reference_model,
-    records_from_table,
-    score_pairwise_records,
-)
+from jurist.tasks.pairwise import FAIL_MESSAGE, infer_reference_model, records_from_table
+from jurist.tasks.pairwise.scoring import score_records
 
 
 def judged(pairs: list[tuple[str, str, str, str | None, str | None]]) -> pd.DataFrame:
@@ -29,7 +25,7 @@ def with_index(records: pd.DataFrame) -> pd.DataFrame:
 
 def test_scores_records_that_already_have_choices() -> None:
     records = judged([("q1", "ref", "m", "B", "A"), ("q2", "ref", "m", "A", "A")])
-    scores = score_pairwise_records(records, judge_name="my-judge", n_resamples=0)
+    scores = score_records(records, judge_name="my-judge", n_resamples=0)
     assert (scores.judge, scores.reference_model, scores.num_options) == ("my-judge", "ref", 4)
     assert scores.consistency.consistency_rate == 0.5
     assert scores.length_stats.empty and scores.length_bias.decisive == 0
@@ -42,26 +38,24 @@ def test_reference_model_inference() -> None:
     assert infer_reference_model(with_index(against_ref)) == "ref"
     all_pairs = judged([("q", "a", "b", "A", "B"), ("q", "a", "c", "A", "B"), ("q", "b", "c", "A", "B")])
     assert infer_reference_model(with_index(all_pairs)) is None
-    assert score_pairwise_records(all_pairs, n_resamples=0).reference_model is None
+    assert score_records(all_pairs, n_resamples=0).reference_model is None
     mixed_order = judged([("q", "a", "b", "A", "B"), ("r", "b", "a", "A", "B")])
     assert infer_reference_model(with_index(mixed_order)) is None
-    assert score_pairwise_records(mixed_order, reference_model="b", n_resamples=0).reference_model == "b"
+    assert score_records(mixed_order, reference_model="b", n_resamples=0).reference_model == "b"
 
 
 def test_bad_judged_records_are_input_errors() -> None:
     twice = judged([("q1", "ref", "m", "B", "A"), ("q1", "ref", "m", "B", "A")])
     with pytest.raises(InputError, match="more than once"):
-        score_pairwise_records(twice, n_resamples=0)
+        score_records(twice, n_resamples=0)
     with pytest.raises(InputError) as caught:
-        score_pairwise_records(pd.DataFrame({"A": ["a"], "B": ["b"], "choice": ["A"]}))
+        score_records(pd.DataFrame({"A": ["a"], "B": ["b"], "choice": ["A"]}))
     assert caught.value.field == "index"
     with pytest.raises(InputError) as caught:
-        score_pairwise_records(
-            pd.DataFrame({"cmp_index": ["q;a;c"], "A": ["a"], "B": ["b"], "choice": ["A"]})
-        )
+        score_records(pd.DataFrame({"cmp_index": ["q;a;c"], "A": ["a"], "B": ["b"], "choice": ["A"]}))
     assert (caught.value.line, caught.value.field) == (1, "cmp_index")
     with pytest.raises(InputError, match="unknown reference model"):
-        score_pairwise_records(judged([("q", "a", "b", "A", "B")]), reference_model="c")
+        score_records(judged([("q", "a", "b", "A", "B")]), reference_model="c")
 
 
 def test_statuses_and_choices_from_raw_answers() -> None:

@@ -20,7 +20,7 @@ from jurist.datasets.pairwise import read_record_table
 from jurist.errors import InputError
 from jurist.metrics.pairwise import consistent_rows, win_rates_with_ties
 from jurist.report.pairwise import subeval_log, write_pairwise_scores
-from jurist.tasks.pairwise import score_pairwise_records
+from jurist.verbs import score
 from support import run_cli
 
 DATA = Path(__file__).parents[1] / "data" / "devbench-subeval"
@@ -96,8 +96,7 @@ def subeval_reference(path: Path) -> dict[str, object]:
 @pytest.fixture(scope="module", params=[RECORD, DERIVED], ids=["bundled", "derived"])
 def scored(request, tmp_path_factory):  # type: ignore[no-untyped-def]
     out = tmp_path_factory.mktemp("out")
-    scores = score_pairwise_records(request.param, n_resamples=0)
-    write_pairwise_scores(scores, out)
+    scores = score("pairwise", request.param, options={"resamples": 0, "out": out}).extra["scores"]
     return request.param, scores, out
 
 
@@ -128,7 +127,7 @@ def test_derived_run_with_self_comparisons_and_an_empty_group(tmp_path: Path) ->
     # answers, not judged) and two general comparisons whose swapped order contradicts the first.
     table = read_record_table(DERIVED)
     assert len(table.frame) == 12 and (table.frame["A"] == table.frame["B"]).sum() == 4
-    scores = score_pairwise_records(DERIVED, n_resamples=0)
+    scores = score("pairwise", DERIVED, options={"resamples": 0}).extra["scores"]
     log = subeval_log(scores)
     assert "Total comparisons: 12. Failed to response: 0" in log
     assert "Total comparisons: 12. Non exact matches:  8" in log

@@ -18,16 +18,11 @@
   comparison, position preference and length bias; the choice rule used, every choice
   SubEval's rule read from a letter that begins a longer word, and, when the two rules read
   some answer differently, the strict reading's figures beside SubEval's.
-
-:func:`pairwise_run_name` names a run directory after everything that defines the run, so
-that two experiments never write into the same directory (calibration's runs under its
-``--out``; ``jurist judge pairwise --out DIR`` writes into ``DIR`` itself).
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,7 +45,6 @@ __all__ = [
     "PairwiseScores",
     "pairs_agreement_markdown",
     "pairwise_markdown",
-    "pairwise_run_name",
     "pretty_table",
     "subeval_log",
     "subeval_win_table",
@@ -167,34 +161,6 @@ class PairsAgreement:
 
 def _safe(text: str) -> str:
     return _UNSAFE.sub("_", text).strip("_") or "_"
-
-
-def pairwise_run_name(
-    data: str | Path,
-    judge: str,
-    models: Sequence[str],
-    reference_model: str | None,
-    num_options: int,
-) -> str:
-    """A run directory name that records the data, judge, models, reference model and options.
-
-    ``{data stem}__{judge}__{models joined by +}__ref-{reference or allpairs}__{n}opt``, with
-    characters other than letters, digits and ``._+-`` replaced by ``_``. When the models
-    part would be long (over 80 characters), it becomes ``{k}models-{hash}`` where the hash
-    is the first 10 hex digits of the SHA-1 of the sorted model names, so different model
-    sets still get different names. Models are sorted, so their order does not matter.
-
-    Examples:
-        >>> pairwise_run_name("examples/dev.xlsx", "openai/gpt-4o", ["m2", "m1"], "m1", 2)
-        'dev__openai_gpt-4o__m1+m2__ref-m1__2opt'
-    """
-    ordered = sorted(dict.fromkeys(models))
-    joined = "+".join(_safe(m) for m in ordered)
-    if len(joined) > 80:
-        digest = hashlib.sha1("\n".join(ordered).encode("utf-8")).hexdigest()[:10]
-        joined = f"{len(ordered)}models-{digest}"
-    reference = f"ref-{_safe(reference_model)}" if reference_model else "ref-allpairs"
-    return f"{_safe(Path(str(data)).stem)}__{_safe(judge)}__{joined}__{reference}__{num_options}opt"
 
 
 def pretty_table(frame: pd.DataFrame) -> str:
@@ -631,7 +597,7 @@ def _cmp_table(records: pd.DataFrame, judge: str) -> pd.DataFrame:
 
 
 def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[Path]:
-    """Write every output of :func:`jurist.tasks.pairwise.score_pairwise_records` (see the module docstring).
+    """Write every output of :func:`jurist.tasks.pairwise.score_records` (see the module docstring).
 
     The XLSX win tables are skipped when openpyxl is not installed; their CSV twins are
     always written.

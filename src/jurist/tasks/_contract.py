@@ -15,7 +15,8 @@ A task says, for one kind of judgment:
 - its options: :attr:`Task.Options`, a pydantic model (``jurist judge pairwise DATA
   --num-options 3`` sets ``num_options``; unknown or invalid options are named errors);
 - how rows are read and validated (:meth:`Task.read`; errors name file, row and field) and
-  turned into runner items (:meth:`Task.items`);
+  turned into runner items (:meth:`Task.items`), and what else decides those items that a
+  resumed run directory must share (:meth:`Task.run_identity`);
 - its judges (:meth:`Task.make_judge`): the offline baseline for the default config, the
   LLM program (:meth:`Task.program`, parsed and validated by :meth:`Task.postprocess`)
   for a config that names a model, or a compiled program from ``jurist optimize``; what of
@@ -193,6 +194,16 @@ class Task:
     def items(self, dataset: Any, options: BaseModel) -> Iterable[Item]:
         """The runner items of a dataset: an id unique in the run, and the judge's inputs."""
         raise self.unsupported("make judge items")
+
+    def run_identity(self, dataset: Any, options: BaseModel) -> dict[str, Any]:
+        """What else decides a dataset's items, besides the data file, the task and the judge
+        (e.g. the models a table compares, the number of options): ``{field: value}``.
+
+        :func:`~jurist.tasks._contract.run_judgment` records these fields in the manifest's
+        ``dataset`` and refuses to resume a run directory whose manifest records another value
+        for one of them (:class:`~jurist.errors.RunDirectoryError`). Default: none.
+        """
+        return {}
 
     def row_items(self, dataset: Any, options: BaseModel, row: int) -> list[Item]:
         """The items of the ``row``-th row (0-based) of a dataset, for ``jurist prompt``."""
@@ -542,6 +553,11 @@ def run_judgment(
         retry_failed: Judge again the items recorded as failed.
         progress: Show the progress bar.
         only: Judge only the items with these ids (a cascade's later stage); all by default.
+
+    Raises:
+        RunDirectoryError: ``out`` holds a run of another task, judge or data, or one whose
+            manifest records another value of the task's
+            :meth:`~jurist.tasks.Task.run_identity` (e.g. other compared models).
     """
     if overrides_judge(task):
         if only is not None:
@@ -558,7 +574,8 @@ def run_judgment(
     judged = task.judge_options(dataset, options)
     judge = task.make_judge(config, judged)
     effective = effective_config(judge, config)
-    description = dataset.describe()
+    identity = task.run_identity(dataset, options)
+    description = {**dataset.describe(), **identity}
     items = task.items(dataset, options)
     total = description.get("items")
     if only is not None:
@@ -567,6 +584,7 @@ def run_judgment(
         total = len(wanted)
     # One lock over judging and the exports: no other process writes between them.
     with run_lock(out):
+        _check_identity(Path(out), task.name, identity)
         run_items(
             items,
             judge,
@@ -591,6 +609,29 @@ def source_of(task: Task) -> str:
     """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
     path = Path(task.source)
     return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
+
+
+def _check_identity(run_dir: Path, task: str, identity: dict[str, Any]) -> None:
+    """Refuse a run directory whose manifest records another value of a field of the task's
+    :meth:`~jurist.tasks.Task.run_identity` (the runner checks the task, judge and data)."""
+    import json
+
+    from jurist.errors import RunDirectoryError
+    from jurist.runner import MANIFEST
+
+    manifest = run_dir / MANIFEST
+    if not identity or not manifest.is_file():
+        return
+    try:
+        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}
+    except (ValueError, AttributeError):
+        return  # the runner says what is wrong with the manifest
+    for key, value in identity.items():
+        if key in recorded and recorded[key] != value:
+            raise RunDirectoryError(
+                f"{run_dir} holds a {task} run with {key.replace('_', ' ')} {recorded[key]!r}, "
+                f"now {value!r}; resume it with the same options, or write to another --out directory"
+            )
 
 
 def _items_among(task: Task, ids: set[str]) -> Task:

@@ -1,18 +1,17 @@
 """The pairwise (SubEval) tasks: ``pairwise`` and ``pairwise-gold`` (see :class:`PairwiseTask`).
 
-- :func:`judge_pairwise` judges a SubEval table or pairs file in both orders through the
-  batch runner (``jurist judge pairwise``);
-- :func:`score_pairwise_records` scores judged SubEval records without calling a model
-  (``jurist score pairwise``);
-- :func:`judge_pairs_baseline` judges pairs files with the offline baseline and reports
-  agreement with their gold labels (``jurist score pairwise-gold``).
+``jurist.judge("pairwise", DATA, ...)`` judges a SubEval table or pairs file in both orders
+(each ordered comparison one item of the judging loop, a pair's two orders one verdict);
+``jurist.score("pairwise", RUN_OR_RECORDS)`` scores a run directory or judged SubEval records
+without calling a model; :func:`judge_pairs_baseline` judges pairs files with the offline
+baseline and reports agreement with their gold labels (``jurist score pairwise-gold``).
 """
 
 from jurist.report.pairwise import PairsAgreement, PairwiseScores
 from jurist.tasks.pairwise.gold import judge_pairs, judge_pairs_baseline, pairs_agreement
 from jurist.tasks.pairwise.lengths import token_counter
 from jurist.tasks.pairwise.optimization import PairwiseAdapter
-from jurist.tasks.pairwise.run import PairwiseRun, judge_pairwise, make_pairwise_judge, summary_markdown
+from jurist.tasks.pairwise.run import PairwiseRun, make_pairwise_judge, summary_markdown
 from jurist.tasks.pairwise.scoring import (
     EXACT_MATCH,
     FAIL_MESSAGE,
@@ -20,7 +19,6 @@ from jurist.tasks.pairwise.scoring import (
     infer_reference_model,
     judge_comparisons,
     records_from_table,
-    score_pairwise_records,
 )
 from jurist.tasks.pairwise.task import PairwiseGoldTask, PairwiseTask
 
@@ -42,11 +40,9 @@ __all__ = [
     "judge_comparisons",
     "judge_pairs",
     "judge_pairs_baseline",
-    "judge_pairwise",
     "make_pairwise_judge",
     "pairs_agreement",
     "records_from_table",
-    "score_pairwise_records",
     "summary_markdown",
     "token_counter",
 ]

@@ -7,8 +7,8 @@ a score, so there is no AUROC. Bias probes: consistency across the two orders, t
 of decisive judgments that chose the first position, and how often the longer response
 won (against how often gold prefers the longer one).
 
-The judge runs through the task's ``judge`` hook (:data:`JudgeInto`), so a jury's row is computed
-the same way on the jury's run. Its run is ``OUT/runs/JUDGE-…/DATASET/pairs__{n}opt``: one per
+The judge runs through the judging loop every task runs (:data:`JudgeInto`), so a jury's row is
+computed the same way on the jury's run. Its run is ``OUT/runs/JUDGE-…/DATASET/pairs__{n}opt``: one per
 number of options.
 """
 
@@ -39,7 +39,7 @@ from jurist.tasks.pairwise.options import PairwiseOptions
 from jurist.tasks.pairwise.run import PairwiseRun
 
 JudgeInto = Callable[[Path, Path, PairwiseOptions], PairwiseRun]
-"""Judge a pairs file into a run directory with the task's options (the task's ``judge`` hook)."""
+"""Judge a pairs file into a run directory with the task's options (through the judging loop)."""
 
 BIAS_COLUMNS = (
     *("position_1_rate", "position_1_rate_low", "position_1_rate_high", "position_bias"),

@@ -1,23 +1,24 @@
-"""``jurist judge pairwise``: judge comparisons in both orders through the batch runner.
+"""The pairwise task's data, judges and scoring of a run directory.
 
 Two inputs are understood:
 
 - a **SubEval table** (``questions``/``question``, ``index``, ``evaluating_guidance``,
   ``task``, ``reference_answer``, ``answer-{model}`` columns): every model is compared with
-  a reference model, or all pairs; the run writes SubEval's record table, log and win
+  a reference model, or all pairs; a scored run holds SubEval's record table, log and win
   tables (see :mod:`jurist.report.pairwise`);
 - a **pairs file** (``id``, ``question``, ``response_1``, ``response_2``, optional
   ``reference`` and gold ``label``; LLMBar's files too): every pair is judged in both
-  orders; with gold labels the run writes the judge's agreement with them.
+  orders; with gold labels a scored run holds the judge's agreement with them.
 
-Each ordered comparison is one runner item, so judging is concurrent, cached, resumable,
-and a comparison whose choice cannot be extracted after the retries is recorded as failed
-(SubEval's "Failed to obtain answer via API.") instead of stopping the batch.
+Each ordered comparison is one item of the judging loop (:func:`jurist.tasks._contract.run_judgment`),
+so judging is concurrent, cached, resumable, and a comparison whose choice cannot be extracted
+after the retries is recorded as failed (SubEval's "Failed to obtain answer via API.") instead
+of stopping the batch. :func:`rescore_run` groups the two orders of each comparison again when
+the run is scored.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Sequence
@@ -37,9 +38,9 @@ from jurist.datasets.pairwise import (
 )
 from jurist.datasets.preference_shapes import NoMajority
 from jurist.datasets.samples import resolve_input
-from jurist.errors import InputError, RunDirectoryError
-from jurist.judges.config import JudgeConfig, load_config
-from jurist.judges.judge import BaselineJudge, Judge, LLMJudge, effective_config
+from jurist.errors import InputError
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.optimization import load_judge_program
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
 from jurist.programs.pairwise_baseline import PairwiseBaseline
@@ -48,16 +49,13 @@ from jurist.report.pairwise import (
     PairwiseScores,
     pairs_agreement_markdown,
     pairwise_markdown,
-    pairwise_run_name,
-    write_pairs_agreement,
-    write_pairwise_scores,
     write_record_table,
 )
-from jurist.runner import MANIFEST, Item, JudgeRecipe, iter_run_results, run_items
+from jurist.runner import MANIFEST, Item, iter_run_results
 from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice
 from jurist.tasks._results import run_counts
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
-from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, score_pairwise_records, subeval_records
+from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, score_records, subeval_records
 
 TASK = "pairwise"
 
@@ -196,10 +194,10 @@ def judgement_texts(run_dir: Path) -> dict[str, str]:
 
 @dataclass
 class PairwiseRun:
-    """A finished ``judge_pairwise`` call.
+    """A scored run directory of the pairwise task (:func:`rescore_run`).
 
     Attributes:
-        run_dir: Where the run wrote (named after data, judge, models, reference, options).
+        run_dir: The run directory.
         records: The record table (SubEval's columns plus the judge's column) or, for a
             pairs file, one row per pair with both orders' judgements and choices.
         scores: Extraction, consistency, win rates, length statistics (SubEval input).
@@ -220,127 +218,6 @@ def item_counts(run_dir: Path) -> dict[str, Any]:
     rows = [result.table_row() for result in iter_run_results(run_dir)]
     columns = ["id", "status", "error_type", "error"]
     return run_counts(pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns))
-
-
-def _check_selection(run_dir: Path, selection: dict[str, Any]) -> None:
-    """Refuse a run directory whose run compared other models or used other options."""
-    manifest = run_dir / MANIFEST
-    if not manifest.is_file():
-        return
-    try:
-        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}
-    except (json.JSONDecodeError, AttributeError):
-        return  # the runner says what is wrong with the manifest
-    for key, value in selection.items():
-        if key in recorded and recorded[key] != value:
-            raise RunDirectoryError(
-                f"{run_dir} holds a pairwise run with {key.replace('_', ' ')} {recorded[key]!r}, "
-                f"now {value!r}; resume it with the same options, or write to another --out directory"
-            )
-
-
-def judge_pairwise(
-    input_path: str | Path,
-    out_dir: str | Path,
-    config: JudgeConfig | str | Path | None = None,
-    *,
-    num_options: int = 2,
-    reference_model: str | None = None,
-    models: Sequence[str] | None = None,
-    fill_contents: Sequence[str] = (),
-    mapping: Sequence[str] | None = None,
-    split_vote: NoMajority = "tie",
-    retry_failed: bool = False,
-    progress: bool = True,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    subdirectory: bool = False,
-    choice_rule: ChoiceRule = "subeval",
-) -> PairwiseRun:
-    """Judge every comparison of a SubEval table or pairs file in both orders.
-
-    Args:
-        input_path: A SubEval table or a pairs file (XLSX, CSV, TSV, JSON, JSONL, Parquet).
-        out_dir: The run directory (as for every task's ``--out``), resumed if it exists; a
-            directory holding a run made with other data, judge or options is refused.
-        config: A ``JudgeConfig``, a YAML path, or ``None`` for the offline baseline.
-        num_options: 2, 3 or 4 options (SubEval's wording).
-        reference_model: SubEval tables: compare every model with this one (default: all pairs).
-        models: SubEval tables: the models to compare (default: all).
-        fill_contents: SubEval tables: columns whose cells name files to read the text from.
-        mapping: Pairs files: ``target=column`` entries (read a column as a shape's column).
-        split_vote: Pairs files with several annotators: gold when no label has a majority.
-        retry_failed: Judge comparisons that failed before again.
-        progress: Show a progress bar.
-        n_resamples: Bootstrap resamples of the confidence intervals.
-        seed: Seed of the bootstrap.
-        subdirectory: Treat ``out_dir`` as a parent and run in its subdirectory named by
-            :func:`~jurist.report.pairwise.pairwise_run_name` (one per data, judge, models,
-            reference and options; what calibration uses).
-        choice_rule: How a choice is read from the recorded texts when scoring (see
-            :func:`~jurist.signatures.pairwise.extract_choice`).
-    """
-    judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
-    path = resolve_input(input_path)
-    judge = make_pairwise_judge(judge_config, num_options)
-    data = read_pairwise(
-        path,
-        reference_model=reference_model,
-        models=models,
-        fill_contents=fill_contents,
-        mapping=mapping,
-        split_vote=split_vote,
-        num_options=num_options,
-    )
-    reference = reference_model if data.kind == "subeval" else None
-    run_dir = Path(out_dir)
-    if subdirectory:
-        run_dir = run_dir / pairwise_run_name(path, judge.name, data.models, reference, num_options)
-    _check_selection(run_dir, data.selection)
-    effective = effective_config(judge, judge_config)
-    run_items(
-        data.items,
-        judge,
-        run_dir,
-        task=TASK,
-        dataset=data.describe(),
-        config=effective.model_dump(mode="json"),
-        total=len(data.items),
-        concurrency=effective.concurrency,
-        retry_failed=retry_failed,
-        progress=progress,
-        # Other processes (--workers, Ray) rebuild the same judge from this.
-        recipe=JudgeRecipe(functools.partial(make_pairwise_judge, num_options=num_options), judge_config),
-    )
-    texts = judgement_texts(run_dir)
-    if data.kind == "subeval":
-        records = subeval_records(data.frame, texts, judge.name)
-        write_record_table(records, run_dir, judge=judge.name, num_options=num_options)
-        scores = score_pairwise_records(
-            records,
-            reference_model=reference_model,
-            judge_column=judge.name,
-            judge_name=judge.name,
-            num_options=num_options,
-            n_resamples=n_resamples,
-            seed=seed,
-            choice_rule=choice_rule,
-        )
-        write_pairwise_scores(scores, run_dir)
-        return PairwiseRun(run_dir=run_dir, records=records, scores=scores, counts=item_counts(run_dir))
-    judged = judged_pairs(data.frame, texts, num_options, choice_rule)
-    agreement = pairs_agreement(
-        judged,
-        num_options=num_options,
-        judge_name=judge.name,
-        n_resamples=n_resamples,
-        seed=seed,
-        choice_rule=choice_rule,
-    )
-    write_pairs_agreement(agreement, run_dir)
-    return PairwiseRun(
-        run_dir=run_dir, records=agreement.judged, agreement=agreement, counts=item_counts(run_dir)
-    )
 
 
 _OPTIONS_IN_NAME = re.compile(r"__(?P<n>[234])opt$")
@@ -375,14 +252,16 @@ def rescore_run(
     models: Sequence[str] | None = None,
     fill_contents: Sequence[str] = (),
     choice_rule: ChoiceRule = "subeval",
+    rebuild: bool = False,
 ) -> PairwiseRun:
-    """Score a run directory written by :func:`judge_pairwise` again, without calling a model.
+    """Score a run directory of the pairwise task, without calling a model.
 
-    A SubEval run is scored from the record table it wrote; a pairs run from its recorded
-    judgements and its pairs file (``data``, else the file the run's manifest names). A run
-    with no record table of a SubEval table (one a jury's votes derived) is scored from its
-    recorded judgements and the table's comparisons (``reference_model``, ``models`` and
-    ``fill_contents`` as judged).
+    A SubEval run is scored from the record table it holds; a pairs run from its recorded
+    judgements and its pairs file (``data``, else the file the run's manifest names). A SubEval
+    run with no record table (one a jury's votes derived), or any SubEval run with ``rebuild``,
+    is scored from its recorded judgements and the table's comparisons (``reference_model``,
+    ``models`` and ``fill_contents`` as judged); with ``rebuild`` its record table
+    (``record_{judge}_{n}.tsv``) is written from them, as a judged run's is.
     """
     run_dir = find_run_dir(path)
     manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
@@ -390,8 +269,8 @@ def rescore_run(
     named = _OPTIONS_IN_NAME.search(run_dir.name)
     options = num_options or recorded.get("num_options") or (int(named.group("n")) if named else None)
     tables = sorted(run_dir.glob("record_*.tsv"))
-    if tables:
-        scores = score_pairwise_records(
+    if tables and not rebuild:
+        scores = score_records(
             tables[0],
             reference_model=reference_model or recorded.get("reference_model"),
             judge_column=judge_column,
@@ -409,7 +288,9 @@ def rescore_run(
         chosen = models if models is not None else recorded.get("models")
         table = read_pairwise(source, reference_model=reference, models=chosen, fill_contents=fill_contents)
         records = subeval_records(table.frame, judgement_texts(run_dir), str(manifest["judge"]))
-        scores = score_pairwise_records(
+        if rebuild:
+            write_record_table(records, run_dir, judge=str(manifest["judge"]), num_options=options or 2)
+        scores = score_records(
             records,
             reference_model=reference,
             judge_column=str(manifest["judge"]),

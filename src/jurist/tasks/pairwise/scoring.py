@@ -1,14 +1,13 @@
 """Scores of judged SubEval records, without calling a model (``jurist score pairwise``).
 
-- :func:`score_pairwise_records` scores a SubEval record table (or any judge's records):
+- :func:`score_records` scores a SubEval record table (or any judge's records):
   extraction, consistency, old- and new-version win rates with bootstrap intervals,
   length statistics and length bias.
 - :func:`judge_comparisons` runs a judge callable (e.g. the offline
   :class:`~jurist.programs.pairwise_baseline.PairwiseBaseline`) over comparisons from
   :func:`~jurist.datasets.pairwise.build_comparisons`, one after the other, and returns a
-  SubEval record table. The batch runner with concurrency, caching and resume is the
-  LLM path (:func:`~jurist.tasks.pairwise.judge_pairwise`); this is the plain path for
-  the baseline and tests.
+  SubEval record table. The judging loop with concurrency, caching and resume is the
+  LLM path (``jurist judge pairwise``); this is the plain path for the baseline and tests.
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ __all__ = [
     "infer_reference_model",
     "judge_comparisons",
     "records_from_table",
-    "score_pairwise_records",
+    "score_records",
     "scores_summary",
     "subeval_records",
 ]
@@ -160,7 +159,7 @@ def _judged_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def score_pairwise_records(
+def score_records(
     source: str | Path | pd.DataFrame | RecordTable,
     *,
     reference_model: str | None = None,

@@ -3,7 +3,6 @@ records) and ``pairwise-gold`` (the offline baseline's agreement with gold prefe
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
-from jurist.report.jsonout import dumps
 from jurist.report.pairwise import (
     PairsAgreement,
     PairwiseScores,
@@ -26,7 +24,7 @@ from jurist.report.pairwise import (
     write_pairwise_scores,
 )
 from jurist.runner import Item, iter_run_results
-from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text, json_ready, write_exports
+from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready, run_judgment, write_exports
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration
@@ -39,13 +37,12 @@ from jurist.tasks.pairwise.run import (
     PairwiseData,
     PairwiseRun,
     baseline_judge,
-    judge_pairwise,
     make_pairwise_judge,
     read_pairwise,
     rescore_run,
     summary_markdown,
 )
-from jurist.tasks.pairwise.scoring import score_pairwise_records, scores_summary
+from jurist.tasks.pairwise.scoring import score_records, scores_summary
 
 
 def _num_options(options: BaseModel) -> int:
@@ -61,7 +58,7 @@ def _agreement_scores(result: PairsAgreement, extra: dict[str, Any]) -> Scores:
     )
 
 
-def _run_scores(run: PairwiseRun) -> Scores:
+def _run_scores(run: PairwiseRun, task: str = "pairwise") -> Scores:
     """A run's scores; its summary also counts the run's items, ok and failed (with their ids
     and kinds) and usage, as every task's run summary does."""
     if run.agreement is not None:
@@ -69,7 +66,7 @@ def _run_scores(run: PairwiseRun) -> Scores:
     else:
         assert run.scores is not None
         scores = _record_scores(run.scores, {"run": run})
-    scores.summary = {**scores.summary, **json_ready(run.counts), "task": "pairwise"}
+    scores.summary = {**scores.summary, **json_ready(run.counts), "task": task}
     scores.summary.update(run_info(run.run_dir))
     return scores
 
@@ -102,9 +99,10 @@ class PairwiseTask(PairwiseReview):
     """SubEval (DevBench): which of two responses is better, asked in both orders.
 
     ``judge`` takes a SubEval table (every model against a reference model, or all pairs)
-    or a pairs file (LLMBar, ...), and writes into the run directory ``--out`` (resumed if it
-    exists). ``score`` takes a run directory written by ``judge`` or a judged SubEval record
-    file (``record_{judge}_{n}.tsv``).
+    or a pairs file (LLMBar, ...): its items are the comparisons in both orders, judged by the
+    loop every task runs into the run directory ``--out`` (resumed if it exists). ``score``
+    takes a run directory written by ``judge`` or a judged SubEval record file
+    (``record_{judge}_{n}.tsv``), and groups each comparison's two orders into one verdict.
     """
 
     name = "pairwise"
@@ -150,7 +148,15 @@ class PairwiseTask(PairwiseReview):
         )
 
     def items(self, dataset: PairwiseData, options: BaseModel) -> list[Item]:
+        """Each comparison in both orders (``ID|12`` and ``ID|21`` for a pair; SubEval's
+        ``cmp_index`` of each order); :meth:`panel_verdicts` and :meth:`score` group a
+        comparison's two orders into one verdict again."""
         return dataset.items
+
+    def run_identity(self, dataset: PairwiseData, options: BaseModel) -> dict[str, Any]:
+        """The number of options and, for a SubEval table, the reference and compared models
+        (for a pairs file, its column mapping and split-vote rule)."""
+        return dict(dataset.selection)
 
     def row_items(self, dataset: PairwiseData, options: BaseModel, row: int) -> list[Item]:
         """Every ordered comparison of the ``row``-th question (SubEval) or pair (pairs file)."""
@@ -170,38 +176,6 @@ class PairwiseTask(PairwiseReview):
 
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
         return make_pairwise_judge(config, _num_options(options))
-
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        """Judge every comparison in both orders into the run directory ``out``."""
-        assert isinstance(options, PairwiseOptions)
-        run = judge_pairwise(
-            data,
-            out,
-            config,
-            num_options=_num_options(options),
-            reference_model=options.reference_model,
-            models=options.compare,
-            fill_contents=options.fill_contents or (),
-            mapping=options.map,
-            split_vote=options.split_vote,
-            retry_failed=retry_failed,
-            progress=progress,
-            n_resamples=options.resamples,
-            seed=options.seed,
-            choice_rule=options.choice_rule,
-        )
-        scores = _run_scores(run)
-        _write_run(run.run_dir, scores)
-        return JudgeRun(run_dir=run.run_dir, scores=scores)
 
     def panel_verdicts(self, options: BaseModel) -> SwapVerdicts:
         """A jury votes per pair on each juror's verdict after the swap rule (``tie`` without a winner)."""
@@ -224,7 +198,9 @@ class PairwiseTask(PairwiseReview):
         """Score a run directory of ``judge`` or a judged SubEval record file; no model is called.
 
         With the option ``out``, writes SubEval's log and tables (record files and SubEval
-        runs) or the agreement tables (pairs runs) there; with ``write``, into the run directory.
+        runs) or the agreement tables (pairs runs) there. With ``write`` (the judging loop's
+        last step), writes them into the run directory with its exports; a SubEval run's record
+        table is then built again from the run's recorded judgements.
         """
         assert isinstance(options, PairwiseOptions)
         path = _one(self, run)
@@ -243,13 +219,14 @@ class PairwiseTask(PairwiseReview):
                 models=options.compare,
                 fill_contents=options.fill_contents or (),
                 choice_rule=options.choice_rule,
+                rebuild=write,
             )
             scores = _run_scores(rescored)
             if write:
                 targets.append(rescored.run_dir)
                 _write_run(rescored.run_dir, scores)
         else:
-            records = score_pairwise_records(
+            records = score_records(
                 path,
                 reference_model=options.reference_model,
                 judge_column=options.judge_column,
@@ -277,8 +254,8 @@ class PairwiseTask(PairwiseReview):
         self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         def judge(file: Path, run_dir: Path, options: PairwiseOptions) -> PairwiseRun:
-            run: PairwiseRun = self.judge(
-                file, run_dir, spec.config, options, progress=progress
+            run: PairwiseRun = run_judgment(
+                self, file, run_dir, spec.config, options, progress=progress
             ).scores.extra["run"]
             return run
 
@@ -322,13 +299,36 @@ class PairwiseGoldTask(PairwiseReview):
     def read(self, path: str | Path, options: BaseModel) -> PairwiseData:
         """Read a pairs file (any shape ``load_pairs`` knows, with the ``map`` and ``split_vote`` options)."""
         assert isinstance(options, PairwiseGoldOptions)
-        data = read_pairwise(resolve_input(path), mapping=options.map, split_vote=options.split_vote)
+        data = read_pairwise(
+            resolve_input(path),
+            mapping=options.map,
+            split_vote=options.split_vote,
+            num_options=options.num_options,
+        )
         if data.kind != "pairs":
             raise InputError("task 'pairwise-gold' reads pairs files, not SubEval tables", path=data.path)
         return data
 
+    def items(self, dataset: PairwiseData, options: BaseModel) -> list[Item]:
+        """Each pair in both orders (``ID|12``, ``ID|21``), grouped into one verdict again when scored."""
+        return dataset.items
+
+    def run_identity(self, dataset: PairwiseData, options: BaseModel) -> dict[str, Any]:
+        """The number of options, the column mapping and the split-vote rule."""
+        return dict(dataset.selection)
+
     def baseline(self, options: BaseModel) -> Judge:
         return baseline_judge(_num_options(options))
+
+    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
+        """The offline baseline; a config naming a model or a compiled program is refused."""
+        if not config.is_baseline or config.program is not None:
+            raise ConfigError(
+                "task 'pairwise-gold' judges with the offline baseline only; "
+                "use `jurist judge pairwise` for an LLM judge",
+                field="task",
+            )
+        return self.baseline(options)
 
     def _agreement(self, files: list[Path], options: BaseModel) -> Scores:
         assert isinstance(options, PairwiseGoldOptions)
@@ -345,30 +345,6 @@ class PairwiseGoldTask(PairwiseReview):
             write_pairs_agreement(result, options.out)
         return _agreement_scores(result, {})
 
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        """Judge one pairs file with the baseline; write the agreement tables into ``out``."""
-        if not config.is_baseline or config.program is not None:
-            raise ConfigError(
-                "task 'pairwise-gold' judges with the offline baseline only; "
-                "use `jurist judge pairwise` for an LLM judge",
-                field="task",
-            )
-        scores = self._agreement([Path(data)], options)
-        write_pairs_agreement(scores.extra["agreement"], out)
-        # What `jurist score pairwise-gold OUT` reads back: the files judged.
-        scores.summary = {**scores.summary, "data": [str(data)]}
-        atomic_write_text(Path(out) / "summary.json", dumps(scores.summary))
-        return JudgeRun(run_dir=Path(out), scores=scores)
-
     def summary_lines(self, run: JudgeRun) -> list[str]:
         return [run.scores.report, f"written to {run.run_dir}"]
 
@@ -380,30 +356,39 @@ class PairwiseGoldTask(PairwiseReview):
         gold: str | Path | None = None,
         write: bool = False,
     ) -> Scores:
-        """Judge the pairs files with the baseline and score them against their gold labels
-        (a directory written by ``jurist judge pairwise-gold`` stands for the files it judged)."""
-        files: list[Path] = []
-        for path in [Path(p) for p in run] if isinstance(run, list) else [Path(run)]:
-            files += _judged_files(path) if path.is_dir() else [path]
-        return self._agreement(files, options)
+        """Score a run directory of ``jurist judge pairwise-gold`` from its recorded judgements, or
+        judge pairs files with the baseline and score them against their gold labels.
+
+        With the option ``out``, writes the agreement tables there; with ``write`` and a run
+        directory (the judging loop's last step), into the run directory with its exports.
+        """
+        assert isinstance(options, PairwiseGoldOptions)
+        paths = [Path(p) for p in run] if isinstance(run, list) else [Path(run)]
+        if not any(path.is_dir() for path in paths):
+            return self._agreement(paths, options)
+        path = _one(self, paths)
+        rescored = rescore_run(
+            path,
+            data=gold,
+            num_options=options.num_options,
+            n_resamples=options.resamples,
+            seed=options.seed,
+            mapping=options.map,
+            split_vote=options.split_vote,
+            choice_rule=options.choice_rule,
+        )
+        assert rescored.agreement is not None  # the task reads pairs files only
+        scores = _run_scores(rescored, self.name)
+        targets = [options.out] if options.out is not None else []
+        if write:
+            targets.append(rescored.run_dir)
+            _write_run(rescored.run_dir, scores)
+        for target in targets:
+            write_pairs_agreement(rescored.agreement, target)
+        return scores
 
     def report(self, scores: Scores) -> str:
         return pairs_agreement_markdown(scores.extra["agreement"])
-
-
-def _judged_files(out: Path) -> list[Path]:
-    """The pairs files a ``jurist judge pairwise-gold --out OUT`` run judged (from its summary)."""
-    summary = out / "summary.json"
-    try:
-        recorded = json.loads(summary.read_text(encoding="utf-8")).get("data")
-    except (OSError, ValueError, AttributeError):
-        recorded = None
-    if not isinstance(recorded, list) or not recorded:
-        raise InputError(
-            "not an --out directory of `jurist judge pairwise-gold` (no summary.json naming its data)",
-            path=out,
-        )
-    return [Path(str(file)) for file in recorded]
 
 
 TASK = PairwiseTask()
