@@ -15,6 +15,9 @@ concurrency, each mode in its own process:
   outside, as users see it: start-up, reading, judging, scoring and exports included;
 - ``cached``: the same judgments into a new run directory, every answer from the disk
   cache (in-process runner, and CLI); ``resume``: the CLI on a finished run directory;
+- ``one``: the CLI on one cached item into a new run directory (the command's fixed cost:
+  start-up, imports, scoring, exports, ``report.html``), beside the imports alone; the
+  shell rows are also given *at the margin*, ``(items - 1) / (seconds - one item's seconds)``;
 - ``CLI, N workers``: ``jurist judge ... --workers N`` (N processes, the same total
   concurrency), fresh cache; ``CLI on Ray``: ``jurist judge ... --backend ray
   --ray-address ADDR`` on a Ray instance this script starts on 127.0.0.1 before timing
@@ -395,12 +398,34 @@ ROWS = [
     ("cached-runner", "cached re-run, runner in-process"),
     ("cached-cli", "cached re-run, jurist CLI"),
     ("resume-cli", "finished run again, jurist CLI"),
+    ("one-cli", "one cached item, new directory, CLI"),
+    ("imports", "imports alone (python -c)"),
     ("cli-workers", "jurist CLI, N workers, fresh cache"),
     ("cli-ray", "jurist CLI on Ray, fresh cache"),
 ]
 
 
-def one_round(args: argparse.Namespace, root: Path, base: str, data: Path, warmup: Path) -> dict[str, dict]:
+IMPORTS = (
+    "import jurist.cli, jurist.runner, jurist.tasks.ragbench, pandas, pyarrow.parquet, "
+    "matplotlib.figure, matplotlib.backends.backend_svg"
+)
+
+
+def imports_floor() -> dict[str, Any]:
+    """Wall and CPU time of importing what ``jurist judge`` needs for a run (DSPy, pandas,
+    pyarrow, matplotlib), and nothing else: the floor of the one-item row."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", IMPORTS], check=True)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"items": 1, "seconds": seconds, "cpu": cpu}
+
+
+def one_round(
+    args: argparse.Namespace, root: Path, base: str, data: Path, warmup: Path, one: Path
+) -> dict[str, dict]:
     """Every mode once, against the same server, with fresh caches and run directories."""
     root.mkdir(parents=True)
     common: dict[str, object] = {
@@ -434,6 +459,9 @@ def one_round(args: argparse.Namespace, root: Path, base: str, data: Path, warmu
     found["cli-auto"] = cli(data, root / "cli-run", config, args.items, ("--workers", "1"))
     found["cached-cli"] = cli(data, root / "cli-run-cached", config, args.items)
     found["resume-cli"] = cli(data, root / "cli-run-cached", config, args.items)
+    # The fixed cost: one item (the data's first, so its verdict is cached) into a new directory.
+    found["one-cli"] = cli(one, root / "cli-run-one", config, 1)
+    found["imports"] = imports_floor()
     for mode, extra in (
         ("cli-workers", ("--workers", str(args.workers))),
         ("cli-ray", ("--backend", "ray", "--ray-address", args.ray_address or "")),
@@ -514,6 +542,10 @@ def report(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> None:
         print(f"  {'jurist own CPU per fresh item (ms)':40} {own:6.2f}  [<= 1.5]  (runner auto - raw client)")
     if "cached-runner" in rate:
         print(f"  {'cached re-run in-process (items/s)':40} {rate['cached-runner']:6.0f}  [>= 2000]")
+    if "one-cli" in rounds[0]:
+        seconds = statistics.median(found["one-cli"]["seconds"] for found in rounds)
+        print(f"  {'one cached item, CLI (s)':40} {seconds:6.2f}  [<= 1]")
+        print(f"  {'cached re-run, CLI, at the margin':40} {margin(rounds, 'cached-cli'):6.0f}  [>= 2000]")
 
 
 def figures(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> dict[str, Any]:
@@ -529,11 +561,27 @@ def figures(args: argparse.Namespace, rounds: list[dict[str, dict]]) -> dict[str
                 "rate": median(rounds, mode, "rate"),
                 "cpu_ms": median(rounds, mode, "cpu"),
                 "range": spread(rounds, mode),
+                "seconds": statistics.median(found[mode]["seconds"] for found in rounds),
+                **({"margin": margin(rounds, mode)} if mode in MARGINAL and "one-cli" in rounds[0] else {}),
             }
             for mode, _ in ROWS
             if mode in rounds[0]
         },
     }
+
+
+MARGINAL = ("cli-auto", "cached-cli", "resume-cli")
+"""Shell rows also given at the margin: their items over their time beyond the one-item run's."""
+
+
+def margin(rounds: list[dict[str, dict]], mode: str) -> float:
+    """Items per second at the margin: ``(items - 1) / (seconds - seconds of one cached item)``,
+    each round against its own one-item run (the fixed cost: start-up, imports, report)."""
+    rates = []
+    for found in rounds:
+        extra = found[mode]["seconds"] - found["one-cli"]["seconds"]
+        rates.append((found[mode]["items"] - 1) / extra if extra > 0 else float("inf"))
+    return statistics.median(rates)
 
 
 def memory(args: argparse.Namespace, root: Path, base: str) -> dict[int, float]:
@@ -602,7 +650,11 @@ def main() -> None:
         server, base = start_server(args.latency, reply)
         head = start_ray(args) if args.ray else None
         try:
-            rounds = [one_round(args, root / f"round-{n}", base, data, warmup) for n in range(args.repeat)]
+            one = root / "one.jsonl"
+            write_items(one, 1)  # the first item of ``data``
+            rounds = [
+                one_round(args, root / f"round-{n}", base, data, warmup, one) for n in range(args.repeat)
+            ]
             report(args, rounds)
             found = figures(args, rounds)
             if args.memory:

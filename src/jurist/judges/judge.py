@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import hashlib
 import inspect
 import json
@@ -40,12 +41,14 @@ from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import (
     UsageMeter,
     build_lm,
+    defer_cache_write,
     defers_cache_writes,
     fatal_provider_error,
     metering,
     with_rollout,
 )
 from jurist.judges.retry import provider_problem, provider_retrying
+from jurist.judges.verdicts import VerdictCache, verdict_cache, verdict_key, verdict_prefix
 from jurist.redaction import redact
 from jurist.schemas import LMCall, Usage
 
@@ -213,10 +216,29 @@ class LLMJudge:
         self.name = name or config.model
         self.lm = build_lm(config)
         self.adapter = make_adapter(config.adapter)
+        self.verdict_scope: str | None = None
+        """What the task adds to the key of a finished verdict (its name, version, options,
+        how it reads an answer); ``None`` (the default) keeps no finished verdicts
+        (:mod:`jurist.judges.verdicts`). Set by the task that builds the judge."""
+        self._verdicts: tuple[str, bytes, VerdictCache] | None = None
 
     def fingerprint(self) -> str:
         state = json.dumps(self.program.dump_state(), sort_keys=True, default=str)
         return hashlib.sha256(f"{self.config.fingerprint()}|{state}".encode()).hexdigest()[:16]
+
+    def _verdict_slot(self, inputs: dict[str, Any]) -> tuple[VerdictCache, str] | None:
+        """Where this item's finished verdict is kept, or ``None`` when it is not: outside a
+        batch run (the runner collects the cache writes), with the cache off, or without a
+        :attr:`verdict_scope`."""
+        scope = self.verdict_scope
+        if scope is None or not self.config.cache or not defers_cache_writes():
+            return None
+        known = self._verdicts
+        if known is None or known[0] != scope:
+            prefix = verdict_prefix(self.fingerprint(), self.lm.model, self.lm.kwargs, scope)
+            known = self._verdicts = (scope, prefix, verdict_cache(self.config.cache_dir))
+        key = verdict_key(known[1], inputs)
+        return None if key is None else (known[2], key)
 
     async def _call(self, lm: dspy.LM, inputs: dict[str, Any]) -> Any:
         stopping = _stopping.get()
@@ -232,6 +254,11 @@ class LLMJudge:
     async def judge(self, inputs: dict[str, Any]) -> Judgment:
         """Judge one item.
 
+        In a batch run, an item whose verdict this judge gave before (the same key, see
+        :mod:`jurist.judges.verdicts`) is served that verdict without calling the program;
+        it counts one cache hit per call of the attempt that gave it, and its calls are
+        recorded with ``cache_hit`` set. An accepted verdict is kept for the next time.
+
         Each attempt's answers are held back from the response cache and written only when
         the answer parsed and passed ``postprocess``. An attempt whose answer came (even in
         part) from the cache and failed is not counted against ``parse_retries``: the cached
@@ -243,6 +270,13 @@ class LLMJudge:
             FatalProviderError: The provider refused in a way no retry can fix; its ``usage``
                 holds the calls this judgment made.
         """
+        slot = self._verdict_slot(inputs)
+        if slot is not None:
+            served = slot[0].read(slot[1])
+            if served is not None:
+                return Judgment.model_construct(
+                    output=served.output, raw=served.raw, usage=served.usage, attempts=1, calls=served.calls
+                )
         attempts = 0
         with metering(hold_cache_writes=True) as meter, _counted_if_cancelled(meter):
             parse_attempt = 0
@@ -270,6 +304,8 @@ class LLMJudge:
                     except (ValueError, ValidationError) as exc:  # OutputError is a ValueError
                         last, invalid = exc, True
                     else:
+                        if slot is not None:
+                            _keep_verdict(slot, output, meter)
                         if meter.held and not defers_cache_writes():
                             await asyncio.to_thread(meter.commit_cache)
                         else:
@@ -326,6 +362,17 @@ class LLMJudge:
             attempts=attempts,
             calls=meter.call_details,
         )
+
+
+def _keep_verdict(slot: tuple[VerdictCache, str], output: dict[str, Any], meter: UsageMeter) -> None:
+    """Hand the runner's writer the write of an accepted verdict: its output and the calls of
+    the attempt that gave it (encoded in the writer's thread, not on the event loop)."""
+    cache, key = slot
+    calls = [
+        call for call in meter.call_details if call.attempt == max(meter.attempt, 1) and call.error is None
+    ]
+
+    defer_cache_write(functools.partial(cache.write, key, output, calls))
 
 
 class BaselineJudge:

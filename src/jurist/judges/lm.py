@@ -57,7 +57,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext, suppress
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,7 @@ from jurist.judges import dspy_seam
 from jurist.judges.config import LM15_USERINFO, JudgeConfig
 from jurist.judges.limits import ModelLimits, limits_for, prompt_estimate
 from jurist.judges.retry import ProviderProblem, reached_provider
+from jurist.judges.verdicts import writing_verdicts_together
 from jurist.redaction import install_log_redaction, redact, redact_value, register_secret
 from jurist.schemas import LMCall, Message, Usage
 
@@ -261,11 +262,27 @@ def defers_cache_writes() -> bool:
     return _deferred_writes.get() is not None
 
 
-def writing_cache_together() -> AbstractContextManager[None]:
+def defer_cache_write(write: Callable[[], None]) -> None:
+    """Hand ``write`` to the collector of :func:`deferring_cache_writes` (the runner's writer
+    thread makes it); outside that context, make it now."""
+    deferred = _deferred_writes.get()
+    if deferred is None:
+        write()
+    else:
+        deferred.append(write)
+
+
+@contextmanager
+def writing_cache_together() -> Iterator[None]:
     """A context in which writes to DSPy's response cache are batched into transactions
-    (:meth:`JuristCache.writing_together`; nothing special for another cache)."""
+    (:meth:`JuristCache.writing_together`; nothing special for another cache), and so are
+    this thread's writes to the verdict caches (:mod:`jurist.judges.verdicts`)."""
     cache = dspy.cache
-    return cache.writing_together() if isinstance(cache, JuristCache) else nullcontext()
+    with ExitStack() as stack:
+        if isinstance(cache, JuristCache):
+            stack.enter_context(cache.writing_together())
+        stack.enter_context(writing_verdicts_together())
+        yield
 
 
 _call_start: contextvars.ContextVar[float | None] = contextvars.ContextVar("jurist_call_start", default=None)

@@ -247,10 +247,13 @@ class Task:
             program, runtime = load_judge_program(
                 config, task=adapter.task, program=self.program(options), options=adapter.options()
             )
-            return LLMJudge(program, runtime, postprocess)
-        if config.is_baseline:
+            judge = LLMJudge(program, runtime, postprocess)
+        elif config.is_baseline:
             return self.baseline(options)
-        return LLMJudge(self.program(options), config, postprocess)
+        else:
+            judge = LLMJudge(self.program(options), config, postprocess)
+        judge.verdict_scope = _verdict_scope(self, options, judge.program)
+        return judge
 
     def judge_options(self, dataset: Any, options: BaseModel) -> BaseModel:
         """The options :meth:`make_judge` is called with to judge ``dataset`` (``options`` by default).
@@ -507,6 +510,34 @@ def finish_scores(
         with run_lock(run):
             write_exports(run, scores, iter_run_results(run))
     return scores
+
+
+def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
+    """What decides a verdict of ``task`` beyond the judge's fingerprint (the key of its
+    finished verdicts, :mod:`jurist.judges.verdicts`): the task's name, version and options,
+    the source of its ``postprocess`` (how an answer becomes a verdict), and the typed
+    fields of its program's signatures (a label list is a type, not in the program's state)."""
+    import hashlib
+    import inspect
+    import json
+
+    hook = type(task).postprocess
+    try:
+        reading = inspect.getsource(hook)
+    except (OSError, TypeError):
+        reading = repr(hook)
+    fields = {
+        name: {field: repr(info.annotation) for field, info in predictor.signature.fields.items()}
+        for name, predictor in program.named_predictors()
+    }
+    scope = {
+        "task": task.name,
+        "version": task.version,
+        "options": options.model_dump(mode="json"),
+        "postprocess": hashlib.sha256(reading.encode("utf-8")).hexdigest(),
+        "signatures": fields,
+    }
+    return json.dumps(scope, sort_keys=True, default=str)
 
 
 def _source_of(task: Task) -> str:

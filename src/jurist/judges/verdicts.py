@@ -1,0 +1,325 @@
+"""Finished verdicts, read back without asking DSPy to format the prompt or parse the answer.
+
+The response cache (:class:`jurist.judges.lm.JuristCache`) keeps a model's raw answers; a
+re-run still has DSPy's adapter format every prompt and parse every cached answer, and the
+task validate it. :class:`VerdictCache` keeps, beside it in the judge's ``cache_dir``
+(``verdicts.sqlite``), what an accepted judgment gave: the validated output, and the LM calls
+of the attempt that gave it (their messages and replies). A judge in a batch run serves an
+item from it before it calls its program (:meth:`jurist.judges.judge.LLMJudge.judge`).
+
+The key (:func:`verdict_key`) holds everything that decides a verdict:
+
+- the judge's fingerprint: its config's answer fields (model, temperature, max tokens,
+  ``api_base``, adapter, compiled program's path) and its program's state (instructions,
+  demos: a re-optimized program is another key);
+- the LM's model and settings as DSPy sends them, ``rollout_id`` included (the server salt
+  and the repeat salt, so repeats and servers never share verdicts), credentials excluded;
+- the task's scope, set by the task when it builds the judge (its name, version, options
+  and the source of its ``postprocess``: another reading of the answer is another key);
+- the versions of jurist and DSPy (another adapter formats other prompts);
+- the item's inputs.
+
+Only accepted judgments are stored (a failed item is judged again, as ``--retry-failed``
+promises), and only inside the runner (which hands the writes to its writer thread, in
+batches). A served verdict counts as the response cache's hits would: one cache hit per
+call of the accepted attempt, no provider call, no tokens, no cost; its calls are recorded
+with their messages and replies, ``cache_hit`` set. An entry that cannot be read back (not
+JSON, another layout, fields of the wrong type, a damaged file) is a miss and is deleted;
+it is never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager, suppress
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from jurist.redaction import redact_value
+from jurist.schemas import LMCall, Message, Usage
+
+logger = logging.getLogger(__name__)
+
+VERDICTS_DB = "verdicts.sqlite"
+"""The file of a judge's ``cache_dir`` that holds finished verdicts."""
+
+LAYOUT = 1
+"""The layout of a stored entry; an entry of another layout is a miss."""
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, entry TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS messages (sha256 TEXT PRIMARY KEY, content TEXT NOT NULL);"
+)
+
+_KNOWN_TEXTS = 4096
+"""Message texts a cache remembers by hash (then it starts over): the system message every
+item shares is read and written once, not once per item."""
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def verdict_prefix(fingerprint: str, model: str, settings: Mapping[str, Any], scope: str) -> bytes:
+    """The part of every key that is the same for all items of one judge (see the module)."""
+    kept = {
+        name: value for name, value in settings.items() if name not in ("api_key", "api_base", "base_url")
+    }
+    head = {
+        "fingerprint": fingerprint,
+        "model": model,
+        "settings": kept,
+        "scope": scope,
+        "jurist": _version("jurist"),
+        "dspy": _version("dspy"),
+        "layout": LAYOUT,
+    }
+    return json.dumps(head, sort_keys=True, default=str).encode("utf-8") + b"\n"
+
+
+def verdict_key(prefix: bytes, inputs: Mapping[str, Any]) -> str | None:
+    """The key of an item's verdict, or ``None`` when its inputs cannot be written as JSON."""
+    try:
+        text = json.dumps(inputs, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.sha256(prefix + text.encode("utf-8")).hexdigest()
+
+
+class Served:
+    """A verdict read back: the output, the raw replies, and the calls that gave them."""
+
+    __slots__ = ("calls", "output", "raw")
+
+    def __init__(self, output: dict[str, Any], raw: list[str], calls: list[LMCall]) -> None:
+        self.output = output
+        self.raw = raw
+        self.calls = calls
+
+    @property
+    def usage(self) -> Usage:
+        """What serving it costs: one cache hit per call, as the response cache counts them."""
+        return Usage(cache_hits=max(len(self.calls), 1))
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def encode(output: dict[str, Any], calls: list[LMCall]) -> tuple[str, dict[str, str]]:
+    """The stored form of an accepted judgment (redacted): its output and its calls' replies
+    and messages, each message as its role and the SHA-256 of its text; and the texts by hash."""
+    texts: dict[str, str] = {}
+    stored = []
+    for call in calls:
+        messages = []
+        for message in call.messages:
+            digest = _digest(message.content)
+            texts[digest] = message.content
+            messages.append([message.role, digest])
+        stored.append({"messages": messages, "replies": call.replies})
+    entry = {"layout": LAYOUT, "output": output, "calls": stored}
+    return json.dumps(redact_value(entry), ensure_ascii=False), redact_value(texts)
+
+
+def decode(text: Any, message: Callable[[str], str | None]) -> Served | None:
+    """The verdict of a stored entry, its message texts found by ``message`` (by hash), or
+    ``None`` when it is not an entry this layout wrote or a text is missing."""
+    try:
+        entry = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(entry, dict) or entry.get("layout") != LAYOUT:
+        return None
+    output, stored = entry.get("output"), entry.get("calls")
+    if not isinstance(output, dict) or not isinstance(stored, list):
+        return None
+    calls: list[LMCall] = []
+    raw: list[str] = []
+    for call in stored:
+        if not isinstance(call, dict):
+            return None
+        pairs, replies = call.get("messages"), call.get("replies")
+        if not isinstance(pairs, list) or not isinstance(replies, list):
+            return None
+        if not all(isinstance(reply, str) for reply in replies):
+            return None
+        messages = []
+        for pair in pairs:
+            if not (
+                isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
+            ):
+                return None
+            content = message(pair[1])
+            if content is None:
+                return None
+            messages.append(Message.model_construct(role=pair[0], content=content))
+        calls.append(
+            LMCall.model_construct(
+                attempt=1,
+                messages=messages,
+                replies=replies,
+                cache_hit=True,
+                prompt_tokens=0,
+                completion_tokens=0,
+                cost=None,
+                latency_s=None,
+                error=None,
+            )
+        )
+        raw.extend(replies)
+    return Served(output, raw, calls)
+
+
+class VerdictCache:
+    """The finished verdicts of one ``cache_dir`` (``verdicts.sqlite``), shared by every judge
+    of the process that uses it (:func:`verdict_cache`) and by other processes (WAL journal).
+
+    Reads may come from any thread; writes come from the runner's writer thread, in batches
+    (:meth:`writing_together`). Each thread has its own connection. A file that cannot be
+    opened or read is skipped (a miss, logged once): the cache is an optimisation.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._broken = False
+        self._texts: dict[str, str] = {}
+        """Message texts by hash, as read or written (bounded by :data:`_KNOWN_TEXTS`)."""
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._broken:
+            return None
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            try:
+                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(_SCHEMA)
+            except sqlite3.Error as exc:
+                self._skip(exc)
+                return None
+            self._local.db = db
+        return db
+
+    def _skip(self, exc: BaseException) -> None:
+        if not self._broken:
+            logger.warning("the verdict cache %s cannot be used (%s); skipping it", self.path, exc)
+        self._broken = True
+
+    def read(self, key: str) -> Served | None:
+        """The verdict stored under ``key``, or ``None``; an entry that does not read back is deleted."""
+        db = self._connection()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT entry FROM verdicts WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            self._skip(exc)
+            return None
+        if row is None:
+            return None
+        served = decode(row[0], lambda digest: self._text(db, digest))
+        if served is None:
+            self.evict(key)
+        return served
+
+    def _text(self, db: sqlite3.Connection, digest: str) -> str | None:
+        """The message text stored under ``digest`` (checked against it), or ``None``."""
+        found = self._texts.get(digest)
+        if found is not None:
+            return found
+        try:
+            row = db.execute("SELECT content FROM messages WHERE sha256 = ?", (digest,)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or not isinstance(row[0], str) or _digest(row[0]) != digest:
+            return None
+        self._remember(digest, row[0])
+        return str(row[0])
+
+    def _remember(self, digest: str, text: str) -> None:
+        if len(self._texts) >= _KNOWN_TEXTS:
+            self._texts.clear()
+        self._texts[digest] = text
+
+    def write(self, key: str, output: dict[str, Any], calls: list[LMCall]) -> None:
+        """Store an accepted judgment's ``output`` and ``calls`` (see :func:`encode`) under ``key``."""
+        db = self._connection()
+        if db is None:
+            return
+        try:
+            entry, texts = encode(output, calls)
+            for digest, text in texts.items():
+                if digest not in self._texts:
+                    db.execute(
+                        "INSERT OR REPLACE INTO messages (sha256, content) VALUES (?, ?)", (digest, text)
+                    )
+                    self._remember(digest, text)
+            db.execute("INSERT OR REPLACE INTO verdicts (key, entry) VALUES (?, ?)", (key, entry))
+        except (sqlite3.Error, TypeError, ValueError) as exc:
+            logger.debug("could not write a verdict to %s: %s", self.path, exc)
+
+    def evict(self, key: str) -> None:
+        """Delete the entry under ``key``."""
+        db = self._connection()
+        if db is not None:
+            with suppress(sqlite3.Error):
+                db.execute("DELETE FROM verdicts WHERE key = ?", (key,))
+
+    @contextmanager
+    def writing_together(self) -> Iterator[None]:
+        """Make this thread's writes inside the context one transaction."""
+        db = self._connection()
+        began = False
+        if db is not None and not db.in_transaction:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                began = True
+            except sqlite3.Error as exc:
+                logger.debug("could not begin a batch of verdict writes: %s", exc)
+        try:
+            yield
+        finally:
+            if began and db is not None and db.in_transaction:
+                try:
+                    db.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    logger.debug("could not commit a batch of verdict writes: %s", exc)
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+
+
+_caches: dict[Path, VerdictCache] = {}
+_caches_lock = threading.Lock()
+
+
+def verdict_cache(cache_dir: Path) -> VerdictCache:
+    """The process's :class:`VerdictCache` of ``cache_dir`` (one per directory)."""
+    path = (Path(cache_dir).expanduser().resolve()) / VERDICTS_DB
+    with _caches_lock:
+        found = _caches.get(path)
+        if found is None:
+            found = _caches[path] = VerdictCache(path)
+        return found
+
+
+@contextmanager
+def writing_verdicts_together() -> Iterator[None]:
+    """Every verdict cache of the process batches this thread's writes in the context."""
+    with _caches_lock:
+        caches = list(_caches.values())
+    with ExitStack() as stack:
+        for cache in caches:
+            stack.enter_context(cache.writing_together())
+        yield
