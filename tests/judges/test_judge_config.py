@@ -76,8 +76,14 @@ def test_fingerprint_ignores_operational_fields():
 
 
 def test_shipped_example_configs_validate():
+    """Every judge config in configs/ loads; a jury file there is a jury whose jurors load."""
+    from jurist.jury import is_jury_file, load_jury
+
     configs = Path(__file__).resolve().parents[2] / "configs"
     files = sorted(configs.glob("*.yaml"))
     assert len(files) >= 5
     for file in files:
-        load_config(file)
+        if is_jury_file(file):
+            assert len(load_jury(file).jurors) >= 2
+        else:
+            load_config(file)
