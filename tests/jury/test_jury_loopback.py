@@ -29,9 +29,12 @@ from jury_simulation import (
 from jurist import verbs
 from jurist.errors import FatalProviderError
 from jurist.jury.calibrate import log_odds_weight
+from jurist.jury.config import load_jury
+from jurist.jury.panel import jury_panel
+from jurist.jury.run import run_panel
 from jurist.metrics.annotators import krippendorff_alpha_nominal
-from jurist.runner import ResultStore
-from jurist.tasks import run_task
+from jurist.runner import ResultStore, iter_run_results
+from jurist.tasks import get_task, run_task
 from jurist.testing import Fault, OpenAICompatibleServer
 from support import run_cli
 
@@ -143,6 +146,27 @@ def test_a_majority_jury_reports_what_its_simulated_jurors_said(setup, servers, 
     printed = capsys.readouterr().out
     assert "jury of 3 (majority): agreement among jurors: pairwise agreement" in printed
     assert f"agreement with gold: small-a {section['members'][0]['gold']['rate']:.3f}" in printed
+
+
+def test_a_panel_given_some_items_judges_and_votes_on_those_alone(setup):
+    folder, task, data, jury = setup
+    found = get_task(str(task))
+    some = ["c3", "c17", "c42"]
+    out = folder / "some"
+    run = run_panel(found, jury_panel(load_jury(jury)), data, out, found.options(), progress=False, only=some)
+    # Each juror judged those items only (asked, or answered from the cache), into its own run.
+    for name, _ in JURORS:
+        assert {r.id for r in iter_run_results(out / "jurors" / name)} == set(some)
+    for member in run.summary["jury"]["members"]:
+        assert member["usage"]["calls"] + member["usage"]["cache_hits"] == len(some)
+    # The panel's run holds those items, voted as the simulated jurors said.
+    assert {r.id for r in iter_run_results(out)} == set(some)
+    rows = {row["id"]: row for row in claim_rows(ITEMS)}
+    verdicts = run.items.set_index("id")["verdict"]
+    for item_id in some:
+        said = [juror_says(name, p, rows[item_id]["claim"]) for name, p in JURORS]
+        assert bool(verdicts[item_id]) == (sum(said) >= 2)
+    assert run.summary["items"] == 3 and run.summary["jury"]["votes"]["items"] == 3
 
 
 def test_calibrate_puts_the_jury_and_each_juror_on_the_leaderboard_and_writes_weights(setup, capsys):

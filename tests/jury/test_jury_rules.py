@@ -24,7 +24,6 @@ from jurist.jury.ballots import unit_outcomes
 from jurist.jury.calibrate import jury_spec, log_odds_weight, write_weights
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task
-from jurist.jury.task_variants import with_hook
 from jurist.metrics import annotators
 from jurist.metrics.gold_agreement import bootstrap_ci
 from jurist.report.review import Review
@@ -198,7 +197,9 @@ def test_judge_specs_turn_a_jury_file_into_one_calibration_judge(tmp_path):
     assert specs[0].config.model.startswith("jury/") and type(specs[0]).__name__ == "JurySpec"
 
 
-def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have_a_jury(tmp_path):
+def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have_a_jury(
+    tmp_path, monkeypatch
+):
     # The built-in pairwise task derives its verdict per pair (after the swap rule), so it can.
     builtin = get_task("pairwise")
     duo = jury_panel(load_jury(write(tmp_path / "two.yaml", TWO_INLINE)))
@@ -209,9 +210,8 @@ def test_a_task_whose_verdict_is_neither_an_output_field_nor_derived_cannot_have
     assert check_task(pairs, pairs.options(), duo) == "winner"
     # A verdict that is a column computed over outputs, with no rule to derive it: refused.
     claims = task_file(tmp_path, BOOL_TASK, "claims")
-    computed = with_hook(
-        get_task(str(claims)), "review", lambda self, options: Review(verdict="verdict_and_reason")
-    )
+    computed = get_task(str(claims))
+    monkeypatch.setattr(computed, "review", lambda options: Review(verdict="verdict_and_reason"))
     for name in ("a", "b"):
         juror_file(tmp_path, name, f"openai/{name}")
     jury = write(

@@ -34,6 +34,7 @@ from rgb_support import rgb_reply
 from jurist.cli import main
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
+from jurist.runner import iter_run_results
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.testing import OpenAICompatibleServer
 from jurist.verbs import calibrate
@@ -205,3 +206,40 @@ def test_the_baseline_config_is_the_keyword_judge(tmp_path):
     assert row["judge"] == "baseline" and row["accuracy"] == pytest.approx(30 / 34)
     assert pd.isna(row["accuracy_low"])  # no resample, no interval
     assert Path(row["run_dir"]).name == "rgb_judgments_sample.rgb-rejection"
+
+
+def test_a_jury_is_calibrated_on_the_labelled_answers_alone(rgb_server, tmp_path):
+    rows = [
+        {
+            "id": 1,
+            "question": "Q1?",
+            "answer": "The documents give insufficient information.",
+            "rejects": True,
+        },
+        {"id": 2, "question": "Q2?", "answer": "It was Paris.", "rejects": False},
+        {"id": 3, "question": "Q3?", "answer": "I cannot say; the text is unclear.", "rejects": False},
+        {"id": 4, "question": "Q4?", "answer": "No 'rejects' label here.", "detects_error": True},
+    ]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    juror = (
+        "{{name: {name}, model: openai/{name}, api_base: {base}, api_key_env: JURIST_TEST_API_KEY, "
+        "cache_dir: {cache}, retry_max_wait: 0.2, timeout: 5}}"
+    )
+    lines = [
+        juror.format(name=n, base=rgb_server.base_url, cache=tmp_path / "cache") for n in ("a", "b", "c")
+    ]
+    jury = tmp_path / "panel.yaml"
+    jury.write_text("jury:\n  jurors:\n" + "".join(f"    - {line}\n" for line in lines), encoding="utf-8")
+    board = calibrate("rgb-rejection", [gold], [jury], out=tmp_path / "cal", n_resamples=50).leaderboard
+    # Every juror is asked about the three labelled answers once, for the jury and its own row.
+    assert rgb_server.requests == 3 * 3
+    row = board.set_index("judge").loc["panel"]
+    assert (row["items"], row["failed"]) == (3, 0)
+    # The loopback judge rejects "cannot": right on 1 and 2, wrong on 3.
+    assert row["accuracy"] == pytest.approx(2 / 3) and row["recall_rejects"] == 1.0
+    labelled = {"1", "2", "3"}
+    assert {result.id for result in iter_run_results(Path(row["run_dir"]))} == labelled
+    for name in ("a", "b", "c"):
+        juror_run = Path(board.set_index("judge").loc[f"panel/{name}", "run_dir"])
+        assert {result.id for result in iter_run_results(juror_run)} == labelled

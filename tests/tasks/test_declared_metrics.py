@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
 import jurist
 from jurist.errors import ConfigError
+from jurist.judges.config import JudgeConfig
+from jurist.runner import iter_run_results
 from jurist.tasks import get_task, register_task
+from jurist.tasks._contract import one_judge
 from jurist.tasks._metric import MetricValue, metric_list, metric_values
+from jurist.tasks.calibration_rows import JudgeSpec, judge_run_dir
 from jurist.view.runs import headline_metrics
 from metric_task import CapsMetricTask, write_texts
 from support import run_cli
@@ -151,3 +156,25 @@ def test_a_yaml_task_subclass_keeps_its_figures_and_adds_its_metric_to_summary_a
     board = jurist.calibrate("test-yaml-metric", [data], out=tmp_path / "cal").leaderboard
     assert board.loc[0, "wrong"] == 1.0 and board.loc[0, "accuracy"] == pytest.approx(0.75)
     assert "| texts | baseline | 1.000 |" in (tmp_path / "cal" / "leaderboard.md").read_text(encoding="utf-8")
+
+
+def test_the_default_calibration_row_judges_the_gold_file_by_what_calibrate_hands_it(
+    texts: Path, tmp_path: Path
+):
+    task = get_task("test-caps-metric")
+    spec = JudgeSpec("baseline", JudgeConfig())
+    asked: list[tuple[Any, ...]] = []
+
+    def two_items(data, out, options, retry_failed, progress, /, *, only=None):  # a JudgeBy
+        asked.append((Path(data), out, retry_failed, progress, only))
+        return one_judge(task, spec.config)(data, out, options, retry_failed, progress, only=["a", "c"])
+
+    row, _ = task.calibration_row(texts, spec, tmp_path / "cal", {}, False, judge_by=two_items)
+    run_dir = judge_run_dir(tmp_path / "cal", spec) / "texts"
+    assert asked == [(texts, run_dir, False, False, None)]
+    # The row is over the run that judge_by wrote: the two texts it judged, not the file's four.
+    assert (row["items"], row["failed"], row["run_dir"]) == (2, 0, str(run_dir))
+    assert {result.id for result in iter_run_results(run_dir)} == {"a", "c"}
+    # Without one, the spec's judge judges the whole file.
+    alone, _ = task.calibration_row(texts, spec, tmp_path / "solo", {}, False)
+    assert alone["items"] == 4

@@ -2,7 +2,8 @@
 weights calibration can write back into a copy of the jury file.
 
 The jury's row is the task's own calibration row (its ``calibration_row`` hook), computed on the
-jury's run: the hook judges through the task's ``judge``, which here runs the jury. Each juror's
+jury's run: the hook is handed the jury's panel as what judges the gold file (its ``judge_by``).
+Each juror's
 run is kept where its own leaderboard row (``JURY/JUROR``) reads it (the same path under the
 juror's folder as the jury's run under the jury's), so every juror is judged once and the jury's
 row costs no further call.
@@ -11,6 +12,7 @@ row costs no further call.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,6 @@ from jurist.judges.config import JudgeConfig
 from jurist.jury.config import Jury, load_jury, write_weighted_copy
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
-from jurist.jury.task_variants import judging_by
 from jurist.tasks._contract import JudgeRun, Task
 from jurist.tasks.calibration_rows import JudgeSpec, dataset_name, judge_run_dir
 
@@ -76,13 +77,22 @@ def calibration_rows(
     check_task(task, options, jury_panel(spec.jury))
     home = judge_run_dir(out, spec)
 
-    def run_jury(data: str | Path, run_dir: Path, options: BaseModel, retry: bool, shown: bool) -> JudgeRun:
+    def run_jury(
+        data: str | Path,
+        run_dir: Path,
+        options: BaseModel,
+        retry: bool,
+        shown: bool,
+        /,
+        *,
+        only: Collection[str] | None = None,
+    ) -> JudgeRun:
         inner = run_dir.relative_to(home) if run_dir.is_relative_to(home) else Path(dataset_name(gold))
         dirs = {name: judge_run_dir(out, juror) / inner for name, juror in jurors.items()}
         panel = jury_panel(spec.jury, run_dirs=dirs)
-        return run_panel(task, panel, data, run_dir, options, retry_failed=retry, progress=shown)
+        return run_panel(task, panel, data, run_dir, options, retry_failed=retry, progress=shown, only=only)
 
-    row, table = judging_by(task, run_jury).calibration_row(gold, spec, out, settings, progress)
+    row, table = task.calibration_row(gold, spec, out, settings, progress, judge_by=run_jury)
     row["model"] = f"jury of {', '.join(jurors)} ({spec.jury.aggregate})"
     rows = [(row, table)]
     for juror in jurors.values():

@@ -10,7 +10,7 @@ item whose deciding stage gave no verdict (the last stage failed on it) is a fai
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,8 +105,10 @@ def build_cascade_run(
     out: Path,
     options: BaseModel,
     records: Mapping[str, StageRecord],
+    only: Collection[str] | None = None,
 ) -> JudgeRun:
-    """Write the cascade's run into ``out`` from its stages' recorded runs (no model is called).
+    """Write the cascade's run into ``out`` from its stages' recorded runs (no model is called),
+    of the items of ``data`` (only those whose id is in ``only``, if given).
 
     ``records`` may hold more items than reach a stage (``jurist calibrate`` runs every stage on
     every gold item): only the stages on an item's path count for it.
@@ -114,7 +116,8 @@ def build_cascade_run(
     review = task.review(options)
     path = resolve_input(data)
     dataset = task.read(path, options)
-    ids = [item.id for item in task.items(dataset, options)]
+    wanted = None if only is None else set(only)
+    ids = [item.id for item in task.items(dataset, options) if wanted is None or item.id in wanted]
     outcomes = {item_id: _outcome(item_id, cascade, records, review) for item_id in ids}
     identity = [cascade.fingerprint()]
     identity += [str(read_manifest(record.run_dir).get("judge_fingerprint")) for record in records.values()]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -33,10 +33,9 @@ from jurist.jury.cascade_build import build_cascade_run
 from jurist.jury.cascade_config import Cascade, Stage, load_cascade, write_calibrated_copy
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.cascade_run import check_cascade
-from jurist.jury.task_variants import judging_by
 from jurist.report.review import Review
 from jurist.schemas import Usage
-from jurist.tasks._contract import JudgeRun, Task
+from jurist.tasks._contract import JudgeBy, JudgeRun, Task
 from jurist.tasks.calibration_rows import JudgeSpec, dataset_name, judge_run_dir
 
 __all__ = [
@@ -271,15 +270,22 @@ def choose(
     )
 
 
-def _building_from(task: Task, cascade: Cascade, records: dict[str, StageRecord]) -> Task:
-    """``task``, except that its ``judge`` hook builds ``cascade``'s run from the recorded stages."""
+def _building_from(task: Task, cascade: Cascade, records: dict[str, StageRecord]) -> JudgeBy:
+    """What judges a gold file by ``cascade``: its run built from the recorded stages (no call)."""
 
     def build(
-        data: str | Path, out: Path, options: BaseModel, retry_failed: bool, progress: bool
+        data: str | Path,
+        out: Path,
+        options: BaseModel,
+        retry_failed: bool,
+        progress: bool,
+        /,
+        *,
+        only: Collection[str] | None = None,
     ) -> JudgeRun:
-        return build_cascade_run(task, cascade, data, out, options, records)
+        return build_cascade_run(task, cascade, data, out, options, records, only)
 
-    return judging_by(task, build)
+    return build
 
 
 def calibration_rows(
@@ -336,9 +342,8 @@ def calibration_rows(
     chosen = cascade.with_thresholds(choice.thresholds)
     stand_in = JudgeSpec(spec.name, _stand_in(chosen, cascade.path))
     for path, (_, _, records) in zip(gold, files, strict=True):
-        row, table = _building_from(task, chosen, records).calibration_row(
-            path, stand_in, out, settings, progress
-        )
+        built = _building_from(task, chosen, records)
+        row, table = task.calibration_row(path, stand_in, out, settings, progress, judge_by=built)
         row["model"] = "cascade of " + " > ".join(stage.name for stage in cascade.stages)
         rows.append((row, table))
     copy = write_calibrated_copy(cascade, choice.thresholds, calibrated_copy_path(spec, out), float(target))

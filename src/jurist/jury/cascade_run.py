@@ -2,8 +2,8 @@
 the stage before it was unsure of (:mod:`jurist.jury.cascade_paths`).
 
 Each stage is an ordinary run directory ``DIR/stages/NAME`` (a jury stage's with its jurors
-inside) holding only the items sent to it, judged by the task's own ``judge`` hook (or the
-jury's panel), resumable on its own and sharing the response cache. ``DIR`` is the cascade's
+inside) holding only the items sent to it (the judging loop's or the jury's ``only``), resumable
+on its own and sharing the response cache. ``DIR`` is the cascade's
 run: per item the output of the stage that decided it plus ``cascade`` (``stage``, ``path``:
 the stages it went through, ``reasons``: why each one before the last sent it on), with the
 usage, raw answers and LM calls of every stage on its path. So ``task.score(DIR)`` scores the
@@ -30,13 +30,12 @@ from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.derived_run import default_dir, read_manifest
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
-from jurist.jury.task_variants import with_hook
 from jurist.report.review import Review
 from jurist.runner import MANIFEST, RESULTS_DB, iter_run_results
 from jurist.tasks._contract import JudgeRun, Task, atomic_write_text, run_judgment
 from jurist.tasks._results import strict_json
 
-__all__ = ["STAGES", "check_cascade", "default_cascade_dir", "judge_cascade", "only_items", "run_cascade"]
+__all__ = ["STAGES", "check_cascade", "default_cascade_dir", "judge_cascade", "run_cascade"]
 
 STAGES = "stages"
 
@@ -131,16 +130,6 @@ def judge_cascade(
     )
 
 
-def only_items(task: Task, ids: set[str]) -> Task:
-    """``task``, except that its ``items`` hook yields only the items whose id is in ``ids``
-    (so its own ``judge`` hook judges only those into a run directory)."""
-
-    def items(self: Task, dataset: Any, options: BaseModel) -> Any:
-        return (item for item in type(task).items(self, dataset, options) if item.id in ids)
-
-    return with_hook(task, "items", items)
-
-
 def _claim(out: Path, cascade: Cascade) -> None:
     """Refuse a directory that holds another run; mark it as this cascade's before any stage runs."""
     fingerprint = cascade.fingerprint()
@@ -187,12 +176,12 @@ def _run_stage(
     retry: bool,
     progress: bool,
 ) -> JudgeRun:
-    subset = only_items(task, ids)
+    """Judge the items ``ids`` by ``stage`` (its jury, or its judge) into ``out``."""
     if stage.kind == "jury" and stage.jury is not None:
-        return run_panel(
-            subset, jury_panel(stage.jury), data, out, options, retry_failed=retry, progress=progress
-        )
-    return run_judgment(subset, data, out, stage.judge_config, options, retry_failed=retry, progress=progress)
+        panel = jury_panel(stage.jury)
+        return run_panel(task, panel, data, out, options, retry_failed=retry, progress=progress, only=ids)
+    config = stage.judge_config
+    return run_judgment(task, data, out, config, options, retry_failed=retry, progress=progress, only=ids)
 
 
 def run_cascade(

@@ -19,7 +19,7 @@ then reported per label kind (:mod:`jurist.jury.ballots`, :mod:`jurist.jury.labe
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -201,16 +201,24 @@ def run_panel(
     *,
     retry_failed: bool = False,
     progress: bool = True,
+    only: Collection[str] | None = None,
 ) -> JudgeRun:
-    """Run every member of ``panel`` (each resumed if it exists), then aggregate into ``out``."""
+    """Run every member of ``panel`` (each resumed if it exists), then aggregate into ``out``.
+
+    With ``only`` (a cascade's jury stage, a calibration on the labelled items), every member
+    judges, and the panel votes on, only the items with these ids (and the units of items
+    that hold one of them); all by default.
+    """
     verdict = check_task(task, options, panel)
     _refuse_other_run(out, panel)
+    wanted = None if only is None else frozenset(only)
     runs: dict[str, JudgeRun] = {}
     for member in panel.members:
-        runs[member.name] = _run_member(task, panel, member, data, out, options, retry_failed, progress)
+        ran = _run_member(task, panel, member, data, out, options, retry_failed, progress, wanted)
+        runs[member.name] = ran
         if len(runs) == 1 and task.panel_verdicts(options) is None and task.panel_labels(options) is None:
-            _check_votes(task, panel, verdict, runs[member.name].run_dir)
-    return _aggregate(task, panel, verdict, data, out, options, runs)
+            _check_votes(task, panel, verdict, ran.run_dir)
+    return _aggregate(task, panel, verdict, data, out, options, runs, wanted)
 
 
 def _run_member(
@@ -222,17 +230,27 @@ def _run_member(
     options: BaseModel,
     retry_failed: bool,
     progress: bool,
+    only: frozenset[str] | None,
 ) -> JudgeRun:
     directory = panel.member_dir(out, member)
     if member.repeats > 1:
         inner = repeats_panel(member.config, member.repeats, panel.aggregate)
         inner = replace(inner, name=member.name)
-        return run_panel(task, inner, data, directory, options, retry_failed=retry_failed, progress=progress)
+        return run_panel(
+            task, inner, data, directory, options, retry_failed=retry_failed, progress=progress, only=only
+        )
     # Its exports are written by the task; its HTML report on demand (`jurist report DIR`), as
     # drawing every member's figures on every call would cost more than aggregating them.
     with repeat_salt(member.repeat):
         return run_judgment(
-            task, data, directory, member.config, options, retry_failed=retry_failed, progress=progress
+            task,
+            data,
+            directory,
+            member.config,
+            options,
+            retry_failed=retry_failed,
+            progress=progress,
+            only=only,
         )
 
 
@@ -258,18 +276,18 @@ def _aggregate(
     out: Path,
     options: BaseModel,
     runs: dict[str, JudgeRun],
+    only: frozenset[str] | None,
 ) -> JudgeRun:
     path = resolve_input(data)
     dataset = task.read(path, options)
     results = {name: {r.id: r for r in iter_run_results(run.run_dir)} for name, run in runs.items()}
     labels = task.panel_labels(options)
+    items = [item for item in task.items(dataset, options) if only is None or item.id in only]
+    ids = [item.id for item in items]
     ballots: list[Ballot] | list[LabelBallot]
     if labels is not None:  # the labels' keys come from each item's inputs
-        items = list(task.items(dataset, options))
-        ids = [item.id for item in items]
         outcomes, ballots = _vote_labels(labels, items, panel, results)
     else:
-        ids = [item.id for item in task.items(dataset, options)]
         outcomes, ballots = _vote(task.panel_verdicts(options), dataset, ids, panel, verdict, results)
     manifests = {name: read_manifest(run.run_dir) for name, run in runs.items()}
     fingerprint = combined_fingerprint(
@@ -316,7 +334,10 @@ def _vote(
             outcomes[item_id], ballot = item_outcome(item_id, panel, verdict, results)
             ballots.append(ballot)
         return outcomes, ballots
+    judged = set(ids)
     for unit_id, item_ids in rule.units(dataset).items():
+        if judged.isdisjoint(item_ids):
+            continue  # none of its items is judged here (a panel on some of the items)
         found, ballot = unit_outcomes(unit_id, item_ids, panel, rule, results)
         outcomes.update((outcome.id, outcome) for outcome in found)
         ballots.append(ballot)

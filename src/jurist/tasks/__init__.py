@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from jurist.tasks._contract import JudgedItems, JudgeRun, NoOptions, Scores, Task
+    from jurist.tasks._contract import (
+        JudgeBy,
+        JudgedItems,
+        JudgeRun,
+        NoOptions,
+        Scores,
+        Task,
+        calibration_judge,
+    )
     from jurist.tasks._estimate import Estimate
     from jurist.tasks._metric import Metric, MetricValue
     from jurist.tasks._registry import (
@@ -30,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "JudgeBy",
     "JudgeRun",
     "JudgedItems",
     "Metric",
@@ -38,6 +47,7 @@ __all__ = [
     "Scores",
     "Task",
     "Estimate",
+    "calibration_judge",
     "get_adapter",
     "get_task",
     "register_task",

@@ -30,7 +30,9 @@ A task says, for one kind of judgment:
   in ``jurist view`` become (:meth:`Task.gold_rows`);
 - the rows calibration compares against gold (:meth:`Task.calibration_row`; the columns every
   row has are built once by :func:`jurist.tasks.calibration_rows.leaderboard_row`, and a task
-  whose metrics compare with gold is calibrated without writing it);
+  whose metrics compare with gold is calibrated without writing it). The ``calibrate`` verb
+  decides how a gold file is judged (one judge, a jury, a cascade) and hands that to the row as
+  a value (a :class:`JudgeBy`), so one row serves every judge kind;
 - what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`),
   or when one item's output holds many labels (:meth:`Task.panel_labels`);
 - the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
@@ -53,7 +55,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -87,6 +89,7 @@ if TYPE_CHECKING:
     from jurist.tasks.calibration_rows import JudgeSpec
 
 __all__ = [
+    "JudgeBy",
     "JudgeRun",
     "JudgedItems",
     "Metric",
@@ -94,8 +97,10 @@ __all__ = [
     "Scores",
     "Task",
     "atomic_write_text",
+    "calibration_judge",
     "finish_scores",
     "json_ready",
+    "one_judge",
     "overrides_judge",
     "run_judgment",
     "scored_items",
@@ -384,8 +389,9 @@ class Task:
         out: Path,
         settings: dict[str, Any],
         progress: bool,
+        judge_by: JudgeBy | None = None,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        """Run one judge on one gold file and compare it with the gold labels.
+        """Judge one gold file by ``spec`` and compare the judgments with the gold labels.
 
         Returns the leaderboard row (columns of
         :data:`jurist.report.calibrate.LEADERBOARD_COLUMNS` that apply, plus any of the
@@ -394,8 +400,13 @@ class Task:
         ``confidence``, ``seed`` and ``options`` (the task's options). A task builds the
         columns every row has with :func:`~jurist.tasks.calibration_rows.leaderboard_row`.
 
+        The gold file is judged by calling ``judge_by`` (a :class:`JudgeBy`), never by a
+        judging loop of the row's own: the ``calibrate`` verb passes a jury's or a cascade's,
+        and without one ``spec``'s judge judges (:func:`one_judge`). So the row a task computes
+        for one judge is computed the same way on a jury's or a cascade's run.
+
         The default, for a task with a :class:`~jurist.tasks._metric.Metric` that needs
-        gold: judge the gold file with :meth:`judge` into
+        gold: judge the gold file by ``judge_by`` into
         ``OUT/runs/{judge}-{fingerprint}/{dataset}`` (resumed on a rerun), and give the
         common columns over its items; the ``calibrate`` verb adds the declared metrics
         from the run's summary. Other tasks cannot be calibrated unless they override it.
@@ -416,7 +427,7 @@ class Task:
         dataset = dataset_name(gold)
         run_dir = judge_run_dir(out, spec) / dataset
         options = settings.get("options") or self.options()
-        call_blocking(run_judgment, self, file, run_dir, spec.config, options, progress=progress)
+        call_blocking(calibration_judge(self, spec, judge_by), file, run_dir, options, False, progress)
         results = run_results(run_dir)
         failed = sum(result.status == "failed" for result in results)
         row = leaderboard_row(
@@ -634,6 +645,55 @@ def run_judgment(
         )
         scores = task.score_judged(Path(out), dataset, options, gold=path)
     return JudgeRun(run_dir=Path(out), scores=scores)
+
+
+class JudgeBy(Protocol):
+    """How a gold file is judged for a calibration row:
+    ``(data, out, options, retry_failed, progress, *, only=None) -> JudgeRun``.
+
+    It judges the items of ``data`` (only those whose id is in ``only``, if given) into the
+    run directory ``out`` and returns the scored run: one judge (:func:`one_judge`), or a jury's
+    or a cascade's run, as the ``calibrate`` verb decides (:mod:`jurist.jury.calibrate`,
+    :mod:`jurist.jury.cascade_calibrate`).
+    """
+
+    def __call__(
+        self,
+        data: str | Path,
+        out: Path,
+        options: BaseModel,
+        retry_failed: bool,
+        progress: bool,
+        /,
+        *,
+        only: Collection[str] | None = None,
+    ) -> JudgeRun: ...
+
+
+def one_judge(task: Task, config: Any) -> JudgeBy:
+    """Judging by one judge: :func:`run_judgment` of ``task`` with the judge config ``config``."""
+
+    def judge(
+        data: str | Path,
+        out: Path,
+        options: BaseModel,
+        retry_failed: bool,
+        progress: bool,
+        /,
+        *,
+        only: Collection[str] | None = None,
+    ) -> JudgeRun:
+        return run_judgment(
+            task, data, out, config, options, retry_failed=retry_failed, progress=progress, only=only
+        )
+
+    return judge
+
+
+def calibration_judge(task: Task, spec: JudgeSpec, judge_by: JudgeBy | None) -> JudgeBy:
+    """What judges a gold file in ``task``'s :meth:`~Task.calibration_row`: ``judge_by`` when
+    the ``calibrate`` verb gives one, else ``spec``'s judge alone (:func:`one_judge`)."""
+    return judge_by if judge_by is not None else one_judge(task, spec.config)
 
 
 def source_of(task: Task) -> str:

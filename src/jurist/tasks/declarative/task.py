@@ -20,7 +20,7 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import Scores, Task, finish_scores, one_run, scored_items
+from jurist.tasks._contract import JudgeBy, Scores, Task, finish_scores, one_run, scored_items
 from jurist.tasks._metric import Metric, metric_list
 from jurist.tasks.declarative.data import DeclarativeDataset, Row, pair_items, read_rows, rows_from_records
 from jurist.tasks.declarative.spec import TaskFile, read_task_file, validate_task
@@ -284,11 +284,17 @@ class DeclarativeTask(Task):
     # ------------------------------------------------------------------ calibration and optimization
 
     def calibration_row(
-        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+        self,
+        gold: str | Path,
+        spec: JudgeSpec,
+        out: Path,
+        settings: dict[str, Any],
+        progress: bool,
+        judge_by: JudgeBy | None = None,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         from jurist.tasks.declarative.calibration import calibration_row
 
-        return calibration_row(self, self.spec, gold, spec, out, settings, progress)
+        return calibration_row(self, self.spec, gold, spec, out, settings, progress, judge_by)
 
     def optimization(self, options: BaseModel) -> TaskAdapter:
         from jurist.tasks.declarative.optimization import DeclarativeAdapter

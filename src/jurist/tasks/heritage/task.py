@@ -24,7 +24,7 @@ from jurist.report.figures import Figure
 from jurist.report.heritage import render_comparison, render_report
 from jurist.report.review import Review
 from jurist.runner import Item
-from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready
+from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task, json_ready
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.heritage.calibration import calibrate_subtask
 from jurist.tasks.heritage.compare import compare_heritage
@@ -264,12 +264,27 @@ class _SubTask(HeritageTask):
         )
 
     def calibration_row(
-        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+        self,
+        gold: str | Path,
+        spec: JudgeSpec,
+        out: Path,
+        settings: dict[str, Any],
+        progress: bool,
+        judge_by: JudgeBy | None = None,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         options = self.options(settings.get("options"))
         setup = self.setup(options)
         return calibrate_subtask(
-            self, options, gold, spec, out, settings, progress, labels=setup.labels, tags=setup.tags
+            self,
+            options,
+            gold,
+            spec,
+            out,
+            settings,
+            progress,
+            labels=setup.labels,
+            tags=setup.tags,
+            judge_by=judge_by,
         )
 
     def optimization(self, options: BaseModel) -> HeritageAdapter:

@@ -24,7 +24,15 @@ from jurist.report.pairwise import (
     write_pairwise_scores,
 )
 from jurist.runner import Item, iter_run_results
-from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready, run_judgment, write_exports
+from jurist.tasks._contract import (
+    JudgeBy,
+    JudgeRun,
+    Scores,
+    Task,
+    calibration_judge,
+    json_ready,
+    write_exports,
+)
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration
@@ -251,12 +259,18 @@ class PairwiseTask(PairwiseReview):
     # ------------------------------------------------------------------ calibration, optimization
 
     def calibration_row(
-        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+        self,
+        gold: str | Path,
+        spec: JudgeSpec,
+        out: Path,
+        settings: dict[str, Any],
+        progress: bool,
+        judge_by: JudgeBy | None = None,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
+        judging = calibration_judge(self, spec, judge_by)
+
         def judge(file: Path, run_dir: Path, options: PairwiseOptions) -> PairwiseRun:
-            run: PairwiseRun = run_judgment(
-                self, file, run_dir, spec.config, options, progress=progress
-            ).scores.extra["run"]
+            run: PairwiseRun = judging(file, run_dir, options, False, progress).scores.extra["run"]
             return run
 
         return calibration.calibration_row(gold, spec, out, settings, judge)

@@ -9,20 +9,19 @@ a gold ``adherence_score`` are not compared; the row's ``no_gold_label`` column 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel
 
 from jurist.datasets.ragbench import load_ragbench
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.judges.config import JudgeConfig
 from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts
 from jurist.runner import call_blocking
-from jurist.tasks._contract import JudgeRun
+from jurist.tasks._contract import JudgeBy
 from jurist.tasks.calibration_rows import (
     JudgeSpec,
     bootstrap,
@@ -33,14 +32,18 @@ from jurist.tasks.calibration_rows import (
     run_results,
 )
 
-Judge = Callable[[Path, Path, JudgeConfig, bool], JudgeRun]
-"""Judges a gold file into a run directory: ``(file, run_dir, config, progress) -> run``."""
-
 
 def calibration_row(
-    judge: Judge, gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+    judge_by: JudgeBy,
+    options: BaseModel,
+    gold_path: str | Path,
+    spec: JudgeSpec,
+    out: Path,
+    settings: dict[str, Any],
+    progress: bool,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One leaderboard row: accuracy, kappa, AUROC (with intervals), per-class rates, usage."""
+    """One leaderboard row: accuracy, kappa, AUROC (with intervals), per-class rates, usage,
+    of the run ``judge_by`` judges the gold file into (with the task's ``options``)."""
     dataset = dataset_name(gold_path)
     file = resolve_input(gold_path)
     gold: dict[str, bool] = {}
@@ -53,7 +56,7 @@ def calibration_row(
     if not gold:
         raise InputError("no row carries a gold support label (adherence_score)", path=file)
     run_dir = judge_run_dir(out, spec) / dataset
-    run = call_blocking(judge, file, run_dir, spec.config, progress)
+    run = call_blocking(judge_by, file, run_dir, options, False, progress)
     items = run.items.set_index("id")
     results = [r for r in run_results(run_dir) if r.id in gold]
     labels = ("supported", "unsupported")

@@ -19,7 +19,15 @@ from jurist.report.ragbench import render_report
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import JudgeRun, Scores, Task, run_judgment, write_exports
+from jurist.tasks._contract import (
+    JudgeBy,
+    JudgeRun,
+    Scores,
+    Task,
+    calibration_judge,
+    run_judgment,
+    write_exports,
+)
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
@@ -144,14 +152,16 @@ class RagbenchTask(Task):
         return super().figures(scores, options) + ragbench_figures(scores.items, scores.summary)
 
     def calibration_row(
-        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+        self,
+        gold: str | Path,
+        spec: JudgeSpec,
+        out: Path,
+        settings: dict[str, Any],
+        progress: bool,
+        judge_by: JudgeBy | None = None,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        options = self.options()
-
-        def judge(file: Path, run_dir: Path, config: JudgeConfig, show: bool) -> JudgeRun:
-            return run_judgment(self, file, run_dir, config, options, progress=show)
-
-        return calibration.calibration_row(judge, gold, spec, out, settings, progress)
+        judge = calibration_judge(self, spec, judge_by)
+        return calibration.calibration_row(judge, self.options(), gold, spec, out, settings, progress)
 
     def optimization(self, options: BaseModel) -> RagbenchAdapter:
         return RagbenchAdapter()

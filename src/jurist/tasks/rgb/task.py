@@ -25,7 +25,7 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.report.rgb import render_rgb_report, render_rgb_scores
 from jurist.runner import Item, iter_run_results, run_lock
-from jurist.tasks._contract import JudgeRun, Scores, Task, write_exports
+from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task, write_exports
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.rgb.calibration import calibrate_rgb_judge
 from jurist.tasks.rgb.figures import (
@@ -275,9 +275,15 @@ class RGBJudgmentTask(Task):
         return [*lines, f"report: {run.run_dir / 'report.md'}"]
 
     def calibration_row(
-        self, gold: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], progress: bool
+        self,
+        gold: str | Path,
+        spec: JudgeSpec,
+        out: Path,
+        settings: dict[str, Any],
+        progress: bool,
+        judge_by: JudgeBy | None = None,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        return calibrate_rgb_judge(self, self.kind, gold, spec, out, settings, progress)
+        return calibrate_rgb_judge(self, self.kind, gold, spec, out, settings, progress, judge_by)
 
     def optimization(self, options: BaseModel) -> RGBJudgmentAdapter:
         return self.adapter()
