@@ -437,3 +437,19 @@ def test_gepa_on_ner_reflects_on_missed_spans(config: JudgeConfig, baseline_serv
     artifact = result.artifact
     assert artifact.program["extract"]["signature"]["instructions"] == HINT
     assert artifact.scores["dev_before"].score < 0.9 and artifact.scores["dev_after"].score == 1.0
+
+
+def test_the_linking_score_reads_the_knowledge_base_once_and_again_when_it_changes(tmp_path: Path):
+    from jurist.tasks.heritage.optimize_linking_qa import knowledge_base
+
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("wikidata_id\tlabel\nQ1\tOld Museum\n", encoding="utf-8")
+    first = knowledge_base(kb)
+    assert knowledge_base(kb) is first and first.get("Q1").label == "Old Museum"
+    kb.write_text("wikidata_id\tlabel\nQ1\tThe New Museum\n", encoding="utf-8")
+    assert knowledge_base(kb).get("Q1").label == "The New Museum"
+    linked = dspy.Example(mention="M", context="c", start=0, gold_kb_id="Q1")
+    found = get_task("heritage-linking")
+    output = {"candidates": [{"kb_id": "Q1"}], "nil": False, "offered": ["Q1"], "dropped_ids": []}
+    result = found.example_score(linked, output, found.options({"kb": str(kb)}))
+    assert result.score == 1.0 and "Q1 (The New Museum), ranked first" in result.feedback
