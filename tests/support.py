@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,33 @@ gold: gold
 def true_verdict(body: dict[str, Any]) -> str:
     """A loopback responder for :data:`CLAIMS_TASK` that says every claim is true."""
     return "[[ ## verdict ## ]]\ntrue\n\n[[ ## completed ## ]]"
+
+
+@dataclass
+class Optimized:
+    """A task's optimization parts with its options bound (what ``jurist optimize`` uses)."""
+
+    task: Any
+    values: Any
+
+    def program(self) -> Any:
+        return self.task.optimization_program(self.values)[0]
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+        return self.task.optimization_program(self.values)[1](prediction, inputs)
+
+    def examples(self, path: str | Path) -> list[Any]:
+        return self.task.gold_examples(path, self.values)
+
+    def score(self, example: Any, output: dict[str, Any]) -> Any:
+        return self.task.example_score(example, output, self.values)
+
+    def options(self) -> dict[str, Any]:
+        return self.task.program_options(self.values)
+
+
+def optimized(name: str, **options: Any) -> Optimized:
+    from jurist.tasks import get_task
+
+    task = get_task(name)
+    return Optimized(task, task.options(options))

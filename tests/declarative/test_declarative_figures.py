@@ -191,7 +191,7 @@ def test_exported_labels_are_what_calibrate_and_optimize_read(runs, tmp_path: Pa
     assert leaderboard.loc[0, "items"] == len(final)
     assert leaderboard.loc[0, "accuracy"] == pytest.approx(expected_accuracy)
     # optimize reads the same gold.
-    examples = task.optimization(options).load_examples(gold_file)
+    examples = task.gold_examples(gold_file, options)
     assert {example.example_id: example.gold for example in examples} == final
 
 

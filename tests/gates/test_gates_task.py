@@ -60,7 +60,9 @@ def test_gates_is_registered_and_serves_judge_score_and_prompt():
     options = {"gold", "thresholds", "precision_min", "fail_on_na", "refusal_token"}
     assert options <= set(task.Options.model_fields)
     with pytest.raises(ConfigError, match="task 'gates' cannot be optimized"):
-        task.optimization(task.options())
+        task.example_score(None, {}, task.options())
+    with pytest.raises(ConfigError, match="task 'gates' cannot be optimized"):
+        jurist.optimize("gates", "train.jsonl", "dev.jsonl", None, out="x.json")
 
 
 def test_score_is_the_gate_report(files):

@@ -215,8 +215,8 @@ def test_ner_optimization_reads_token_tag_gold_with_the_task_decoding(tmp_path: 
     path = tmp_path / "train.iob"
     path.write_text("Het O\nmuseum I-TOP\n\nDe O\nstad B-TOP\n", encoding="utf-8")
     task = get_task("heritage-ner")
-    lenient = task.optimization(task.options({"labels": ["TOP"]})).load_examples(path)
-    strict = task.optimization(task.options({"labels": ["TOP"], "tag_scheme": "IOB2"})).load_examples(path)
+    lenient = task.gold_examples(path, task.options({"labels": ["TOP"]}))
+    strict = task.gold_examples(path, task.options({"labels": ["TOP"], "tag_scheme": "IOB2"}))
     assert [len(e.gold_spans) for e in lenient] == [1, 1]
     assert [len(e.gold_spans) for e in strict] == [0, 1]  # strict IOB2: an I- after O is no entity
 

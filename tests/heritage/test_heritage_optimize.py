@@ -28,10 +28,11 @@ from jurist.optimization import (
     write_artifact,
 )
 from jurist.programs.heritage_baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
-from jurist.tasks import get_adapter, get_task, task_names
-from jurist.tasks.heritage import HERITAGE_ADAPTERS, heritage_items, write_heritage_splits
+from jurist.tasks import get_task, task_names
+from jurist.tasks.heritage import PROGRAM_PARTS, heritage_items, write_heritage_splits
 from jurist.testing import OpenAICompatibleServer, last_user_message
 from jurist.verbs import judge, optimize
+from support import optimized as _optimized
 from support import prompt_sections
 
 HINT = "Extract every place name, including small villages."
@@ -126,14 +127,14 @@ def _entity(text: str, label: str, start: int | None = None) -> dict[str, Any]:
 
 
 def test_the_four_tasks_are_discovered():
-    assert set(HERITAGE_ADAPTERS) <= {name for name in task_names() if "optimize" in get_task(name).verbs}
+    assert set(PROGRAM_PARTS) <= {name for name in task_names() if "optimize" in get_task(name).verbs}
     for task, (subtask, _) in TASKS.items():
-        adapter = get_adapter(task)
-        assert adapter.task == task and adapter.subtask == subtask and adapter.options() == {}
+        found = get_task(task)
+        assert found.subtask == subtask and found.program_options(found.options()) == {}
 
 
 def test_ner_score_and_feedback_name_missed_spurious_mistyped_and_misbounded_spans():
-    adapter = get_adapter("heritage-ner")
+    adapter = _optimized("heritage-ner")
     gold = [_entity("Rijksmuseum", "GRP.HER.MUS"), _entity("Amsterdam", "TOP"), _entity("1800", "TMP")]
     gold += [_entity("Westfries Archief", "GRP.HER.ARC"), _entity("Hoorn", "TOP")]
     example = dspy.Example(
@@ -174,7 +175,7 @@ def test_ner_score_and_feedback_name_missed_spurious_mistyped_and_misbounded_spa
 
 
 def test_classification_score_gives_category_credit_and_names_the_types():
-    adapter = get_adapter("heritage-classification")
+    adapter = _optimized("heritage-classification")
     example = dspy.Example(
         text="t", gold_type="M", gold_secondary=["A"], gold_rationale="A national museum."
     ).with_inputs("text")
@@ -189,12 +190,12 @@ def test_classification_score_gives_category_credit_and_names_the_types():
     assert "Gold rationale: A national museum." in near.feedback
     far = adapter.score(example, {"primary_type": "S", "secondary_types": []})
     assert far.score == 0.0 and "S (collecting society" in far.feedback
-    strict = get_adapter("heritage-classification", category_credit=0.0)
+    strict = _optimized("heritage-classification", category_credit=0.0)
     assert strict.score(example, {"primary_type": "L"}).score == 0.0
 
 
 def test_linking_score_is_the_reciprocal_rank_with_nil_and_says_where_gold_was():
-    adapter = get_adapter("heritage-linking")
+    adapter = _optimized("heritage-linking")
     linked = dspy.Example(mention="Rijksmuseum", context="c", start=0, gold_kb_id="Q190804")
     nil_gold = dspy.Example(mention="Oudheidkamer", context="c", start=0, gold_kb_id=None)
 
@@ -222,7 +223,7 @@ def test_linking_score_is_the_reciprocal_rank_with_nil_and_says_where_gold_was()
 
 
 def test_qa_score_is_rouge_l_and_feedback_names_missing_words_and_ungrounded_quotes():
-    adapter = get_adapter("heritage-qa")
+    adapter = _optimized("heritage-qa")
     context = "Het Rijksmuseum werd opgericht in 1800."
     example = dspy.Example(question="Wanneer?", context=context, gold_answer="Opgericht in 1800.")
     prediction = dspy.Prediction(answer="Het werd gesticht in 1801.", supporting_facts=["gesticht in 1801"])
@@ -245,17 +246,17 @@ def test_qa_score_is_rouge_l_and_feedback_names_missing_words_and_ungrounded_quo
 def test_examples_follow_the_gold_and_the_judge_ids():
     gold = load_heritage_gold("sample:heritage")
     items = {item.id: item.inputs for item in heritage_items(gold.entries)}
-    ner = get_adapter("heritage-ner").load_examples("sample:heritage")
+    ner = _optimized("heritage-ner").examples("sample:heritage")
     assert len(ner) == len(gold) == 86 and set(ner[0].inputs().keys()) == {"text"}
-    types = get_adapter("heritage-classification").load_examples("sample:heritage")
+    types = _optimized("heritage-classification").examples("sample:heritage")
     assert len(types) == 86 and {e.gold_type for e in types} >= {"M", "A", "L", "S"}
-    links = get_adapter("heritage-linking").load_examples("sample:heritage")
+    links = _optimized("heritage-linking").examples("sample:heritage")
     assert len(links) == len(linking_gold(gold.entries)) == 88
     assert sum(e.gold_kb_id is None for e in links) == 14
     assert {e.example_id for e in links} == {m["id"] for inputs in items.values() for m in inputs["mentions"]}
-    questions = get_adapter("heritage-qa").load_examples("sample:heritage")
+    questions = _optimized("heritage-qa").examples("sample:heritage")
     assert {e.example_id for e in questions} == {q["id"] for i in items.values() for q in i["questions"]}
-    assert get_adapter("heritage-ner", labels=["TOP"]).options() == {"labels": ["TOP"]}
+    assert _optimized("heritage-ner", labels=["TOP"]).options() == {"labels": ["TOP"]}
 
 
 def test_a_gold_file_without_the_tasks_gold_is_refused(tmp_path: Path):
@@ -263,7 +264,7 @@ def test_a_gold_file_without_the_tasks_gold_is_refused(tmp_path: Path):
     bare.write_text(json.dumps({"id": "x", "text": "Nothing here."}) + "\n", encoding="utf-8")
     for task in ("heritage-classification", "heritage-linking", "heritage-qa"):
         with pytest.raises(InputError, match="no entry carries"):
-            get_adapter(task).load_examples(bare)
+            _optimized(task).examples(bare)
 
 
 # --------------------------------------------------------------------------- optimize end to end
@@ -286,11 +287,13 @@ def test_bootstrap_compiles_reloads_rescores_and_runs_in_the_heritage_judge(
     assert artifact.compile["failed_calls"] == 0 and artifact.compile["unusable_answers"] == 0
 
     # It loads, differs from the uncompiled program, and scores the same on reload.
-    adapter = get_adapter(task)
-    fresh = adapter.make_program()
-    program, _ = load_program(out, task=task, program=adapter.make_program(), options=adapter.options())
+    adapter = _optimized(task)
+    fresh = adapter.program()
+    program, _ = load_program(out, task=task, program=adapter.program(), options=adapter.options())
     assert program.dump_state() == result.program.dump_state() != fresh.dump_state()
-    again = evaluate_program(adapter, program, config, adapter.load_examples(splits["dev"]))
+    again = evaluate_program(
+        adapter.task, program, config, adapter.examples(splits["dev"]), options=adapter.values
+    )
     assert again.score.score == pytest.approx(dev_after.score)
 
     # The heritage judge runs it (as `jurist judge heritage --program`), demos in every prompt
@@ -434,3 +437,19 @@ def test_gepa_on_ner_reflects_on_missed_spans(config: JudgeConfig, baseline_serv
     artifact = result.artifact
     assert artifact.program["extract"]["signature"]["instructions"] == HINT
     assert artifact.scores["dev_before"].score < 0.9 and artifact.scores["dev_after"].score == 1.0
+
+
+def test_the_linking_score_reads_the_knowledge_base_once_and_again_when_it_changes(tmp_path: Path):
+    from jurist.tasks.heritage.optimize_linking_qa import knowledge_base
+
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("wikidata_id\tlabel\nQ1\tOld Museum\n", encoding="utf-8")
+    first = knowledge_base(kb)
+    assert knowledge_base(kb) is first and first.get("Q1").label == "Old Museum"
+    kb.write_text("wikidata_id\tlabel\nQ1\tThe New Museum\n", encoding="utf-8")
+    assert knowledge_base(kb).get("Q1").label == "The New Museum"
+    linked = dspy.Example(mention="M", context="c", start=0, gold_kb_id="Q1")
+    found = get_task("heritage-linking")
+    output = {"candidates": [{"kb_id": "Q1"}], "nil": False, "offered": ["Q1"], "dropped_ids": []}
+    result = found.example_score(linked, output, found.options({"kb": str(kb)}))
+    assert result.score == 1.0 and "Q1 (The New Museum), ranked first" in result.feedback

@@ -21,7 +21,7 @@ from jurist.optimization import (
     read_artifact,
 )
 from jurist.runner import RESULTS_DB, ResultStore
-from jurist.tasks import get_adapter
+from jurist.tasks import get_task
 from support import ragbench_rows, write_jsonl
 
 SMALL_MIPRO = OptimizerSettings(auto=None, num_candidates=3, num_trials=4, max_demos=2)
@@ -29,11 +29,12 @@ SMALL_GEPA = OptimizerSettings(auto=None, max_metric_calls=40, reflection_miniba
 
 
 def _reloaded_score(task: str, path, config, dev, options=None):
-    adapter = get_adapter(task, **(options or {}))
-    program, artifact = load_program(
-        path, task=task, program=adapter.make_program(), options=adapter.options()
-    )
-    evaluation = evaluate_program(adapter, program, config, adapter.load_examples(dev))
+    found = get_task(task)
+    validated = found.options(options)
+    fresh, _ = found.optimization_program(validated)
+    program, artifact = load_program(path, task=task, program=fresh, options=found.program_options(validated))
+    examples = found.gold_examples(dev, validated)
+    evaluation = evaluate_program(found, program, config, examples, options=validated)
     return program, artifact, evaluation.score.score
 
 
@@ -42,7 +43,7 @@ def test_bootstrap_ragbench_artifact_loads_differs_and_rescores(
 ):
     out = tmp_path / "ragbench-judge.json"
     result = optimize(
-        get_adapter("ragbench"), ragbench_files["train"], ragbench_files["dev"], learning_config, out=out
+        get_task("ragbench"), ragbench_files["train"], ragbench_files["dev"], learning_config, out=out
     )
 
     data = read_json(out)
@@ -144,7 +145,7 @@ def test_mipro_finds_the_better_instruction(learning_config, pairs_files, tmp_pa
     pytest.importorskip("optuna", reason="MIPROv2 needs optuna (in the test extra)")
     out = tmp_path / "mipro.json"
     result = optimize(
-        get_adapter("pairwise"),
+        get_task("pairwise"),
         pairs_files["train"],
         pairs_files["dev"],
         learning_config,
@@ -166,7 +167,7 @@ def test_mipro_finds_the_better_instruction(learning_config, pairs_files, tmp_pa
 def test_gepa_reflects_on_the_metric_feedback(learning_config, learning_server, pairs_files, tmp_path):
     out = tmp_path / "gepa.json"
     result = optimize(
-        get_adapter("pairwise"),
+        get_task("pairwise"),
         pairs_files["train"],
         pairs_files["dev"],
         learning_config,
@@ -192,7 +193,7 @@ def test_gepa_on_ragbench_feeds_back_missed_sentence_keys(
     learning_config, learning_server, ragbench_files, tmp_path
 ):
     result = optimize(
-        get_adapter("ragbench"),
+        get_task("ragbench"),
         ragbench_files["train"],
         ragbench_files["dev"],
         learning_config,

@@ -1,8 +1,9 @@
-"""The metric adapters in DSPy's contracts: scores, GEPA feedback, failures, registry, splits."""
+"""Tasks' metrics in DSPy's contracts: scores, GEPA feedback, failures, a new task, splits."""
 
 from __future__ import annotations
 
 import doctest
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -17,16 +18,33 @@ from jurist.judges.config import JudgeConfig
 from jurist.metrics.key_overlap import key_overlap
 from jurist.optimization import (
     GuardedProgram,
-    JudgeMetric,
     MetricResult,
     Tally,
-    TaskAdapter,
     optimize,
     split_train,
+    task_metric,
 )
 from jurist.signatures.ragbench import SentenceSupport
-from jurist.tasks import Task, get_adapter, register_task, task_names
-from support import ragbench_rows, write_jsonl
+from jurist.tasks import Task, get_task, register_task, task_names
+from jurist.testing import OpenAICompatibleServer
+from jurist.verbs import optimize as jurist_optimize
+from support import prompt_sections, ragbench_rows, write_jsonl
+
+RAGBENCH, PAIRWISE = get_task("ragbench"), get_task("pairwise")
+
+
+def _examples(task: Task, path: Path, **options: Any) -> list[dspy.Example]:
+    return task.gold_examples(path, task.options(options))
+
+
+def _score(task: Task, example: dspy.Example, output: dict[str, Any], **options: Any) -> MetricResult:
+    return task.example_score(example, output, task.options(options))
+
+
+def _scored(task: Task, example: dspy.Example, prediction: Any) -> MetricResult:
+    """The task's score of a prediction after its own postprocess."""
+    _, postprocess = task.optimization_program(task.options())
+    return _score(task, example, postprocess(prediction, example.inputs().toDict()))
 
 
 def test_key_overlap_doctests():
@@ -48,7 +66,7 @@ def _rb_example(tmp_path, **gold: Any) -> dspy.Example:
         "response": "Fact one is true. It is also blue.",
         **gold,
     }
-    return get_adapter("ragbench").load_examples(write_jsonl(tmp_path / "rb.jsonl", [row]))[0]
+    return _examples(RAGBENCH, write_jsonl(tmp_path / "rb.jsonl", [row]))[0]
 
 
 def _rb_prediction(relevant, support) -> dspy.Prediction:
@@ -67,8 +85,8 @@ def _rb_prediction(relevant, support) -> dspy.Prediction:
 
 def test_ragbench_score_and_feedback_by_hand(tmp_path):
     example = _rb_example(tmp_path, adherence_score=False, all_relevant_sentence_keys=["0a", "0b", "7z"])
-    metric = JudgeMetric(get_adapter("ragbench"))
-    result = metric.result(example, _rb_prediction(["0a", "1a"], [True, False]))
+    metric = task_metric(RAGBENCH)
+    result = _scored(RAGBENCH, example, _rb_prediction(["0a", "1a"], [True, False]))
     # support correct (judge: not supported, gold: not supported) = 1; relevant keys: gold "7z"
     # names no sentence and is dropped, so P = 1/2, R = 1/2, F1 = 0.5; score = 0.5·1 + 0.5·0.5.
     assert result.details == {"support_correct": 1.0, "relevant_f1": 0.5}
@@ -77,43 +95,36 @@ def test_ragbench_score_and_feedback_by_hand(tmp_path):
     assert "missed gold keys: 0b" in result.feedback and "keys not in gold: 1a" in result.feedback
     assert "not fully supported: b" in result.feedback
 
-    wrong = metric.result(example, _rb_prediction(["0a", "0b"], [True, True]))
+    wrong = _scored(RAGBENCH, example, _rb_prediction(["0a", "0b"], [True, True]))
     assert wrong.score == pytest.approx(0.5) and wrong.feedback.startswith("Wrong: the gold label says")
 
 
 def test_ragbench_support_only_and_keys_only(tmp_path):
-    adapter = get_adapter("ragbench")
     only_support = _rb_example(tmp_path, adherence_score=True)
-    assert (
-        adapter.score(
-            only_support,
-            adapter.postprocess(_rb_prediction([], [True, True]), only_support.inputs().toDict()),
-        ).score
-        == 1.0
-    )
+    assert _scored(RAGBENCH, only_support, _rb_prediction([], [True, True])).score == 1.0
     only_keys = _rb_example(tmp_path, all_relevant_sentence_keys=["0a"])
-    output = adapter.postprocess(_rb_prediction(["0a"], [True, False]), only_keys.inputs().toDict())
-    assert adapter.score(only_keys, output).score == 1.0
+    assert _scored(RAGBENCH, only_keys, _rb_prediction(["0a"], [True, False])).score == 1.0
     with pytest.raises(InputError, match="no row carries a gold label"):
-        adapter.load_examples(
+        _examples(
+            RAGBENCH,
             write_jsonl(
                 tmp_path / "none.jsonl", [{"id": "x", "question": "q", "documents": ["d"], "response": "r"}]
-            )
+            ),
         )
 
 
 def test_gepa_contract_returns_score_and_feedback(tmp_path):
     example = _rb_example(tmp_path, adherence_score=False, all_relevant_sentence_keys=["0a", "0b"])
-    metric = JudgeMetric(get_adapter("ragbench"), feedback=True)
+    metric = task_metric(RAGBENCH, feedback=True)
     out = metric(example, _rb_prediction(["0a"], [True, False]), None, "label", None)
     assert isinstance(out, dspy.Prediction)
     assert out.score == pytest.approx(0.5 + 0.5 * (2 / 3)) and "missed gold keys: 0b" in out.feedback
 
 
 def test_failed_and_unusable_predictions_score_zero_for_training_and_are_counted(tmp_path):
-    examples = get_adapter("pairwise").load_examples(write_jsonl(tmp_path / "p.jsonl", pairs_rows(1)))
+    examples = _examples(PAIRWISE, write_jsonl(tmp_path / "p.jsonl", pairs_rows(1)))
     tally = Tally()
-    metric = JudgeMetric(get_adapter("pairwise"), tally, feedback=True)
+    metric = task_metric(PAIRWISE, tally=tally, feedback=True)
     failed = metric(
         examples[0], dspy.Prediction(jurist_error="unparseable_output: no choice"), None, None, None
     )
@@ -129,65 +140,110 @@ def test_pairwise_examples_come_in_both_orders_with_swapped_gold(tmp_path):
         {"id": "t", "question": "q", "response_1": "x", "response_2": "y", "label": "tie"},
     ]
     path = write_jsonl(tmp_path / "p.jsonl", rows)
-    two = get_adapter("pairwise").load_examples(path)
+    two = _examples(PAIRWISE, path)
     assert [e.example_id for e in two] == ["p0|12", "p0|21", "p1|12", "p1|21"]  # the tie is left out
     assert [e.gold_label for e in two[:2]] == ["2", "1"]
     assert two[0].response_1 == two[1].response_2 and two[0].example_group == two[1].example_group
-    three = get_adapter("pairwise", num_options=3).load_examples(path)
+    three = _examples(PAIRWISE, path, num_options=3)
     assert [e.gold_label for e in three[-2:]] == ["tie", "tie"]
-    adapter = get_adapter("pairwise", num_options=3)
-    assert adapter.score(three[-1], {"choice": "C", "reason": ""}).score == 1.0
+    assert _score(PAIRWISE, three[-1], {"choice": "C", "reason": ""}, num_options=3).score == 1.0
 
 
 def test_pairwise_feedback_names_length_and_position(tmp_path):
-    adapter = get_adapter("pairwise")
-    example = adapter.load_examples(write_jsonl(tmp_path / "p.jsonl", pairs_rows(2)))[2]  # p1|12: good first
+    example = _examples(PAIRWISE, write_jsonl(tmp_path / "p.jsonl", pairs_rows(2)))[2]  # p1|12: good first
     assert example.gold_label == "1"
-    wrong = adapter.score(example, {"choice": "B", "reason": ""})
+    wrong = _score(PAIRWISE, example, {"choice": "B", "reason": ""})
     assert wrong.score == 0.0
     assert "Response 1 is better" in wrong.feedback and "preferred the longer one" in wrong.feedback
-    right = adapter.score(example, {"choice": "A", "reason": ""})
+    right = _score(PAIRWISE, example, {"choice": "A", "reason": ""})
     assert right.score == 1.0 and right.feedback.startswith("Correct")
 
 
-class _EchoAdapter(TaskAdapter):
-    task = "test-echo"
-    metric_name = "exact"
-
-    def make_program(self) -> dspy.Module:
-        return dspy.Predict("text -> echo")
-
-    def load_examples(self, path):
-        rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
-        return [
-            dspy.Example(
-                text=r["text"], gold=r["text"], example_id=str(i), example_key=r["text"], example_group=str(i)
-            ).with_inputs("text")
-            for i, r in enumerate(rows)
-        ]
-
-    def postprocess(self, prediction, inputs):
-        return {"echo": str(prediction.echo)}
-
-    def score(self, example, output):
-        return MetricResult(float(output["echo"] == example.gold), "ok")
+def test_the_metric_is_a_plain_function_of_the_tasks_parts(tmp_path):
+    example = _rb_example(tmp_path, adherence_score=False, all_relevant_sentence_keys=["0a", "0b"])
+    metric = task_metric(RAGBENCH)
+    assert inspect.isfunction(metric) and metric.__name__ == "ragbench_support_and_keys"
+    assert inspect.signature(metric).parameters["trace"].default is None
+    prediction = _rb_prediction(["0a"], [True, False])
+    assert metric(example, prediction) == _scored(RAGBENCH, example, prediction).score
+    # The pairwise metric follows the task's options (3 options: C is a tie).
+    examples = _examples(PAIRWISE, write_jsonl(tmp_path / "p.jsonl", pairs_rows(1)), num_options=3)
+    assert (
+        task_metric(PAIRWISE, {"num_options": 3})(examples[0], dspy.Prediction(choice="C", reason="")) == 0.0
+    )
+    assert task_metric(PAIRWISE)(examples[0], dspy.Prediction(choice="C", reason="")) == 0.0  # unusable
 
 
 class _EchoTask(Task):
+    """A task optimization knows only by its parts: program, postprocess, gold examples, score."""
+
     name = "test-echo"
+    optimized_metric = "exact"
 
-    def optimization(self, options):
-        return _EchoAdapter()
+    def program(self, options):
+        return dspy.Predict("text -> echo")
+
+    def postprocess(self, prediction, inputs, options):
+        return {"echo": str(prediction.echo).strip()}
+
+    def gold_examples(self, path, options):
+        rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+        return [
+            dspy.Example(
+                text=r["text"],
+                gold=r["gold"],
+                example_id=r["id"],
+                example_key=r["text"],
+                example_group=r["id"],
+            ).with_inputs("text")
+            for r in rows
+        ]
+
+    def example_score(self, example, output, options):
+        right = output["echo"] == example.gold
+        return float(right), "Correct." if right else f"Say {example.gold!r}."
 
 
-def test_a_new_task_plugs_in_by_subclassing(tmp_path):
+def _echo(body: dict[str, Any]) -> str:
+    text = prompt_sections(body).get("text", "")
+    return f"[[ ## echo ## ]]\n{text.upper() if 'shout' in text else text}\n\n[[ ## completed ## ]]"
+
+
+def test_a_new_task_is_optimized_from_its_parts_alone(tmp_path, llm_config):
     register_task(_EchoTask)
+    task = get_task("test-echo")
     assert {"pairwise", "ragbench", "test-echo"} <= set(task_names())
-    assert isinstance(get_adapter("test-echo"), _EchoAdapter)
+    assert "optimize" in task.verbs and "optimize" not in get_task("gates").verbs
+    rows = [
+        {"id": f"e{i}", "text": f"word {i}" + (" shout" if i % 3 == 0 else ""), "gold": f"word {i}"}
+        for i in range(9)
+    ]
+    for row in rows:
+        row["gold"] = row["text"]
+    train = write_jsonl(tmp_path / "train.jsonl", rows[:6])
+    dev = write_jsonl(tmp_path / "dev.jsonl", rows[6:])
+    # A (score, feedback) pair is a score with feedback.
+    feedback = task_metric(task, feedback=True)(_examples(task, dev)[0], dspy.Prediction(echo="WORD 6 SHOUT"))
+    assert (feedback.score, feedback.feedback) == (0.0, "Say 'word 6 shout'.")
+    with OpenAICompatibleServer(_echo) as server:
+        config = llm_config.model_copy(update={"api_base": server.base_url})
+        result = jurist_optimize("test-echo", train, dev, config, out=tmp_path / "echo.json")
+    artifact = result.artifact
+    assert artifact.task == "test-echo" and artifact.options == {}
+    # dev: e6 shouts (wrong), e7 and e8 are echoed right; training traces scoring 1 become demos.
+    assert artifact.scores["dev_before"].metric == "exact"
+    assert artifact.scores["dev_before"].score == pytest.approx(2 / 3)
+    demos = artifact.program["demos"]
+    assert [demo["text"] for demo in demos] == ["word 1", "word 2", "word 4", "word 5"]
+
+
+def test_tasks_are_looked_up_with_their_options():
     with pytest.raises(ConfigError, match="no task 'nope'; tasks: .*pairwise.*ragbench"):
-        get_adapter("nope")
+        jurist_optimize("nope", "a", "b", JudgeConfig(), out="x.json")
     with pytest.raises(ConfigError, match="task 'ragbench': unknown option"):
-        get_adapter("ragbench", num_options=3)
+        task_metric(RAGBENCH, {"num_options": 3})
+    with pytest.raises(ConfigError, match="task 'gates' cannot be optimized"):
+        jurist_optimize("gates", "a", "b", JudgeConfig(), out="x.json")
 
 
 def test_guarded_program_turns_failures_into_counted_predictions():
@@ -205,7 +261,7 @@ def test_guarded_program_turns_failures_into_counted_predictions():
 
 
 def test_split_train_keeps_groups_together(tmp_path):
-    examples = get_adapter("pairwise").load_examples(write_jsonl(tmp_path / "p.jsonl", pairs_rows(10)))
+    examples = _examples(PAIRWISE, write_jsonl(tmp_path / "p.jsonl", pairs_rows(10)))
     train, val = split_train(examples, 0.3, seed=1)
     assert len(val) == 6 and len(train) == 14
     assert not {e.example_group for e in train} & {e.example_group for e in val}
@@ -218,11 +274,11 @@ def test_dev_must_be_held_out_and_the_judge_must_be_an_llm(tmp_path, llm_config)
     train = write_jsonl(tmp_path / "train.jsonl", pairs_rows(4))
     dev = write_jsonl(tmp_path / "dev.jsonl", pairs_rows(2, start=3))  # pair p3 is in both
     with pytest.raises(InputError, match=r"2 dev example\(s\) also occur in the training data.*'p3\|12'"):
-        optimize(get_adapter("pairwise"), train, dev, llm_config, out=tmp_path / "a.json")
+        optimize(PAIRWISE, train, dev, llm_config, out=tmp_path / "a.json")
     with pytest.raises(ConfigError, match="needs an LLM judge"):
-        optimize(get_adapter("pairwise"), train, dev, JudgeConfig(), out=tmp_path / "a.json")
+        optimize(PAIRWISE, train, dev, JudgeConfig(), out=tmp_path / "a.json")
     with pytest.raises(ConfigError, match="unknown optimizer 'sgd'"):
-        optimize(get_adapter("pairwise"), train, dev, llm_config, out=tmp_path / "a.json", optimizer="sgd")
+        optimize(PAIRWISE, train, dev, llm_config, out=tmp_path / "a.json", optimizer="sgd")
     rb = write_jsonl(tmp_path / "rb.jsonl", ragbench_rows(2))
     with pytest.raises(InputError):
-        optimize(get_adapter("ragbench"), rb, dev, llm_config, out=tmp_path / "a.json")
+        optimize(RAGBENCH, rb, dev, llm_config, out=tmp_path / "a.json")

@@ -141,12 +141,13 @@ def test_optimization_compares_normalised_gold_keys():
     """The optimizer's key F1 sees '0b.' as '0b': a judge naming exactly the gold keys scores 1."""
     import dspy
 
-    from jurist.tasks.ragbench.optimization import RagbenchAdapter
+    from jurist.tasks import get_task
 
-    adapter = RagbenchAdapter()
-    example = next(e for e in adapter.load_examples(COVIDQA) if e.example_id == "143")
-    output = {"adherence": True, "all_relevant_sentence_keys": list(example.gold_relevant)}
-    result = adapter.score(example, output)
+    task = get_task("ragbench")
+    options = task.options()
+    example = next(e for e in task.gold_examples(COVIDQA, options) if e.example_id == "143")
+    output = {"scores": {"adherence": True}, "all_relevant_sentence_keys": list(example.gold_relevant)}
+    result = task.example_score(example, output, options)
     assert result.details["relevant_f1"] == 1.0
     assert "relevant_gold_keys_unknown" not in result.details
     assert isinstance(example, dspy.Example)

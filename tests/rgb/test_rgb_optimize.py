@@ -20,11 +20,10 @@ from jurist.datasets.samples import sample_path
 from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.optimization import evaluate_program, load_program, read_artifact
-from jurist.tasks import get_adapter
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.rgb import make_rgb_judge, rgb_judge_configs
 from jurist.verbs import calibrate, optimize
-from support import run_cli
+from support import optimized, run_cli
 
 
 @pytest.fixture
@@ -56,20 +55,22 @@ def test_bootstrap_artifact_loads_differs_and_rescores(
     assert artifact.task == task and artifact.options == {}
     assert artifact.data["train"].examples == artifact.data["dev"].examples == 17
     # Uncompiled: no demo; compiled: bootstrapped demos, each a right judgment of a train answer.
-    assert get_adapter(task).make_program().dump_state()["judge"]["demos"] == []
+    assert optimized(task).program().dump_state()["judge"]["demos"] == []
     demos = artifact.program["judge"]["demos"]
     assert 1 <= len(demos) <= 4 and all(set(demo) - {"augmented"} == predictor_fields for demo in demos)
     assert artifact.program["judge"]["lm"] is None and "loopback-test-key" not in out.read_text()
     for name in ("dev_before", "dev_after"):
         score = artifact.scores[name]
-        assert (score.metric, score.scored, score.failed) == (get_adapter(task).metric_name, 17, 0)
+        assert (score.metric, score.scored, score.failed) == (optimized(task).task.optimized_metric, 17, 0)
         assert score.score == pytest.approx(dev_score)
     assert artifact.compile["program_calls"] > 0 and artifact.compile["failed_calls"] == 0
 
-    adapter = get_adapter(task)
-    program, _ = load_program(out, task=task, program=adapter.make_program())
+    adapter = optimized(task)
+    program, _ = load_program(out, task=task, program=adapter.program())
     assert program.dump_state() == result.program.dump_state()
-    again = evaluate_program(adapter, program, rgb_config, adapter.load_examples(gold_split["dev"]))
+    again = evaluate_program(
+        adapter.task, program, rgb_config, adapter.examples(gold_split["dev"]), options=adapter.values
+    )
     assert again.score.score == pytest.approx(artifact.scores["dev_after"].score)
 
 
@@ -172,26 +173,26 @@ def test_train_and_dev_must_not_share_answers(rgb_config, rgb_server, tmp_path):
     assert rgb_server.requests == 0
 
 
-def test_the_metric_adapters_score_with_judgment_score(tmp_path):
-    rejection, detection = get_adapter("rgb-rejection"), get_adapter("rgb-error-detection")
-    examples = rejection.load_examples("sample:rgb-judgments")
-    assert len(examples) == len(detection.load_examples("sample:rgb-judgments")) == 34
+def test_the_example_scores_are_judgment_score(tmp_path):
+    rejection, detection = optimized("rgb-rejection"), optimized("rgb-error-detection")
+    examples = rejection.examples("sample:rgb-judgments")
+    assert len(examples) == len(detection.examples("sample:rgb-judgments")) == 34
     first = examples[0]  # en_fact-0-a: reports factual errors, does not reject
     assert first.inputs().toDict() == {"question": "Super Bowl 2021 location", "answer": first.answer}
-    assert detection.load_examples("sample:rgb-judgments")[0].inputs().toDict() == {"answer": first.answer}
+    assert detection.examples("sample:rgb-judgments")[0].inputs().toDict() == {"answer": first.answer}
     wrong = rejection.score(first, {"rejects": True, "reason": "It declines."})
     assert (wrong.score, wrong.details) == (0.0, {"correct": 0.0})
     assert wrong.feedback == (
         "wrong: judged that the answer rejects, but it does not. The judge's reason: It declines."
     )
-    right = detection.score(detection.load_examples("sample:rgb-judgments")[0], {"detects_error": True})
+    right = detection.score(detection.examples("sample:rgb-judgments")[0], {"detects_error": True})
     assert (right.score, right.feedback) == (1.0, "right: the answer reports factual errors in the documents")
     with pytest.raises(ValueError, match="rejects must be true or false"):
         rejection.postprocess(type("Prediction", (), {"rejects": "maybe"})(), first.inputs().toDict())
     only_rejects = tmp_path / "gold.jsonl"
     only_rejects.write_text(json.dumps({"id": 1, "question": "Q?", "answer": "A.", "rejects": True}) + "\n")
     with pytest.raises(InputError, match="no row carries a gold 'detects_error' label"):
-        detection.load_examples(only_rejects)
+        detection.examples(only_rejects)
 
 
 def test_each_program_goes_to_the_judge_it_was_compiled_for(rgb_config, rgb_server, gold_split, tmp_path):

@@ -5,8 +5,8 @@ The package (``tests/tasks/plugin/``: a ``pyproject.toml`` and ``toxicity_task.p
 installed with pip into a temporary directory that is only ever put on ``PYTHONPATH`` /
 ``sys.path``, never into the environment. Its task is a :class:`DeclarativeTask` built
 from a dict that overrides ``read`` (normalises the comments), ``program`` and
-``postprocess`` (synonyms such as ``Non-toxic`` or ``OFFENSIVE`` map onto the labels) and
-``optimization`` in Python.
+``postprocess`` (synonyms such as ``Non-toxic`` or ``OFFENSIVE`` map onto the labels) in
+Python; optimization is driven by those same parts.
 
 The loopback "model" answers each comment from :data:`ANSWERS` (keyed by the *normalised*
 comment, so an un-normalised prompt gets no usable answer), so every figure is computed

@@ -28,7 +28,7 @@ word boundaries or whose tokens all appear in it (``min_overlap``), and finds re
 and error reports with the tiered keyword lists (:data:`REJECTION_KEYWORDS`,
 :data:`ERROR_KEYWORDS`) instead of RGB's two phrases.
 
-**Per-example scores** for optimizer and calibration adapters, each an
+**Per-example scores** for tasks' ``example_score`` (optimization) and calibration, each an
 :class:`ExampleScore` (``score`` in [0, 1], and ``feedback`` in words for GEPA):
 :func:`answer_score` (the model under test against the gold answer), :func:`judgment_score`
 (the Rej* or ED* judge against a gold yes/no label), :func:`counterfactual_score`.
@@ -612,7 +612,7 @@ def chatgpt_detects_error(evaluation: str) -> bool:
 class ExampleScore:
     """The score of one example, in [0, 1], and what went right or wrong in words.
 
-    An optimizer's metric adapter uses ``score`` as the target and ``feedback`` as the
+    A task's ``example_score`` uses ``score`` as the optimization target and ``feedback`` as the
     textual feedback (GEPA's reflection step reads it).
     """
 

@@ -3,10 +3,12 @@
 - :func:`optimize` compiles a task's LLM judge (``bootstrap``, ``mipro`` or ``gepa``)
   against gold labels, scoring it on a held-out dev split before and after, and writes a
   versioned artifact (:class:`Artifact`) that ``jurist judge TASK --program`` runs.
-- :class:`TaskAdapter` is what a task's ``optimization`` hook returns to be optimizable
-  (see :class:`jurist.tasks.Task`).
-- :class:`JudgeMetric` serves a task's pure metric in DSPy's metric contracts (a score;
-  for GEPA a score with textual feedback).
+- It is driven by the task's own parts (see :class:`jurist.tasks.Task`, "optimization"):
+  its program and postprocess, its gold examples, and :meth:`~jurist.tasks.Task.example_score`
+  (a :class:`MetricResult`: score and feedback in words).
+- :func:`task_metric` is the DSPy metric built from those parts: a plain function
+  ``metric(example, prediction, trace=None)`` returning the score (for GEPA, with
+  ``feedback=True``, a score with textual feedback).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import TYPE_CHECKING
 from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from jurist.optimization._adapter import MetricResult, TaskAdapter, content_key
     from jurist.optimization._artifact import (
         FORMAT,
         FORMAT_VERSION,
@@ -28,9 +29,10 @@ if TYPE_CHECKING:
         read_artifact,
         write_artifact,
     )
-    from jurist.optimization._metric import GuardedProgram, JudgeMetric, Tally
+    from jurist.optimization._metric import GuardedProgram, Tally, task_metric
     from jurist.optimization._optimizers import OPTIMIZERS, OptimizerSettings, split_train
     from jurist.optimization._run import Evaluation, OptimizeResult, evaluate_program, optimize
+    from jurist.optimization._target import MetricResult, OptimizableTask, content_key
 
 __all__ = [
     "FORMAT",
@@ -40,13 +42,12 @@ __all__ = [
     "DataSplit",
     "Evaluation",
     "GuardedProgram",
-    "JudgeMetric",
     "MetricResult",
+    "OptimizableTask",
     "OptimizeResult",
     "OptimizerSettings",
     "SplitScore",
     "Tally",
-    "TaskAdapter",
     "content_key",
     "evaluate_program",
     "load_judge_program",
@@ -54,6 +55,7 @@ __all__ = [
     "optimize",
     "read_artifact",
     "split_train",
+    "task_metric",
     "write_artifact",
 ]
 

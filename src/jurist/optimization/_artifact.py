@@ -64,7 +64,7 @@ class SplitScore(BaseModel):
     """The metric of a program over one split.
 
     Attributes:
-        metric: The metric's name (the task adapter's ``metric_name``).
+        metric: The metric's name (the task's ``optimized_metric``).
         score: Mean score over the examples the judge answered (failed ones are not scored);
             ``None`` when none was answered.
         examples: Examples in the split.

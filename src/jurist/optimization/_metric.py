@@ -1,9 +1,10 @@
-"""DSPy's metric contracts around a task adapter, and a program guard for compilation.
+"""A task's DSPy metric, built from its parts, and a program guard for compilation.
 
 DSPy optimizers call ``metric(example, prediction, trace=None)`` and want a number
 (bootstrap and MIPRO); GEPA calls ``metric(gold, pred, trace, pred_name, pred_trace)``
-and wants ``dspy.Prediction(score=..., feedback=...)``. :class:`JudgeMetric` serves both
-from one :class:`~jurist.optimization.TaskAdapter`.
+and wants ``dspy.Prediction(score=..., feedback=...)``. :func:`task_metric` builds one
+plain function serving both from the task's postprocess and its
+:meth:`~jurist.tasks.Task.example_score`.
 
 During compilation a judgment that fails (provider error after retries, an answer that
 cannot be parsed after the parse retries) must not stop the optimizer: the
@@ -18,16 +19,17 @@ from __future__ import annotations
 import threading
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import dspy
 from dspy.utils.exceptions import AdapterParseError
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
 from jurist.judges.lm import metering
 from jurist.judges.retry import BackoffWait, is_transient
-from jurist.optimization._adapter import MetricResult, TaskAdapter
+from jurist.optimization._target import MetricResult, OptimizableTask, Target
 from jurist.schemas import Usage
 
 ERROR_FIELD = "jurist_error"
@@ -145,42 +147,80 @@ class GuardedProgram(dspy.Module):
         return dspy.Prediction(**{ERROR_FIELD: error})
 
 
-class JudgeMetric:
-    """A task adapter's score in DSPy's metric contracts.
+def failure(error: str) -> MetricResult:
+    """The training score of an example the judge failed on: 0, with the reason as feedback."""
+    return MetricResult(
+        0.0,
+        f"The judge's answer could not be used ({error}). Answer in exactly the requested "
+        "fields and formats.",
+        {"failed": 1.0},
+    )
 
-    ``metric(example, prediction, trace=None)`` returns the score (a float in [0, 1]);
-    with ``feedback=True`` (for GEPA), ``metric(gold, pred, trace, pred_name, pred_trace)``
-    returns ``dspy.Prediction(score=..., feedback=...)``.
+
+def example_result(
+    target: Target, example: dspy.Example, prediction: Any, tally: Tally | None = None
+) -> MetricResult:
+    """Score one prediction with the task's parts: its postprocess, then its example score.
+
+    A failed judgment (a guarded prediction carrying the error) or an output the task's
+    postprocess refuses scores 0 with the reason as feedback (:func:`failure`).
     """
+    error = prediction.get(ERROR_FIELD) if isinstance(prediction, dspy.Prediction) else None
+    if error:
+        return failure(error)
+    try:
+        output = target.postprocess(prediction, example.inputs().toDict())
+    except (ValueError, ValidationError, AttributeError, TypeError) as exc:
+        if tally is not None:
+            tally.record_unusable("unusable_output")
+        return failure(f"unusable output: {exc}")
+    return target.score(example, output)
 
-    def __init__(self, adapter: TaskAdapter, tally: Tally | None = None, *, feedback: bool = False) -> None:
-        self.adapter = adapter
-        self.tally = tally
-        self.feedback = feedback
-        self.__name__ = f"{adapter.task}_{adapter.metric_name}"
 
-    def result(self, example: dspy.Example, prediction: Any) -> MetricResult:
-        """Score one prediction; a failed or unusable one scores 0 with the reason as feedback."""
-        error = prediction.get(ERROR_FIELD) if isinstance(prediction, dspy.Prediction) else None
-        if error:
-            return self.adapter.failure(example, error)
-        try:
-            output = self.adapter.postprocess(prediction, example.inputs().toDict())
-        except (ValueError, ValidationError, AttributeError, TypeError) as exc:
-            if self.tally is not None:
-                self.tally.record_unusable("unusable_output")
-            return self.adapter.failure(example, f"unusable output: {exc}")
-        return self.adapter.score(example, output)
+Metric = Callable[..., Any]
 
-    def __call__(
-        self,
+
+def target_metric(target: Target, tally: Tally | None = None, *, feedback: bool = False) -> Metric:
+    """The DSPy metric of an optimization target (see :func:`task_metric`)."""
+
+    def metric(
         example: dspy.Example,
         prediction: Any,
         trace: Any = None,
         pred_name: str | None = None,
         pred_trace: Any = None,
     ) -> Any:
-        result = self.result(example, prediction)
-        if self.feedback:
+        result = example_result(target, example, prediction, tally)
+        if feedback:
             return dspy.Prediction(score=result.score, feedback=result.feedback)
         return result.score
+
+    metric.__name__ = f"{target.task}_{target.metric_name}"
+    metric.__qualname__ = metric.__name__
+    return metric
+
+
+def task_metric(
+    task: OptimizableTask,
+    options: dict[str, Any] | BaseModel | None = None,
+    *,
+    tally: Tally | None = None,
+    feedback: bool = False,
+) -> Metric:
+    """A task's DSPy metric: a plain function built from the task's parts.
+
+    ``metric(example, prediction, trace=None)`` returns the score, a float in [0, 1]: the
+    prediction goes through the task's postprocess (:meth:`Task.optimization_program`), and
+    the output is scored against the example's gold by :meth:`Task.example_score`. A failed
+    judgment or an unusable output scores 0. With ``feedback=True`` (GEPA's contract),
+    ``metric(gold, pred, trace, pred_name, pred_trace)`` returns
+    ``dspy.Prediction(score=..., feedback=...)``, the feedback being the task's words.
+    The function's ``__name__`` is ``{task}_{optimized_metric}``.
+
+    Args:
+        task: The task (a :class:`jurist.tasks.Task`).
+        options: Its options (a dict or its options model; default: the defaults).
+        tally: Where unusable outputs are counted (optimization's own bookkeeping).
+        feedback: Return GEPA's score-with-feedback prediction instead of a float.
+    """
+    return target_metric(Target(task, options), tally, feedback=feedback)

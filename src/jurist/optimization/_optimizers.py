@@ -1,7 +1,7 @@
 """The DSPy optimizers ``jurist optimize`` runs, with settings small enough to reason about.
 
 - ``bootstrap``: :class:`dspy.BootstrapFewShot`. Runs the judge on training examples and
-  keeps as few-shot demos the traces whose score reaches the adapter's ``pass_threshold``.
+  keeps as few-shot demos the traces whose score reaches the task's ``demo_threshold``.
 - ``mipro``: :class:`dspy.MIPROv2`. Bootstraps demo sets, asks the *prompt model* to
   propose instructions, and searches (with optuna) for the best instruction + demo set
   on a validation split carved out of the training file.
@@ -26,8 +26,8 @@ from jurist.errors import ConfigError, install_hint
 if TYPE_CHECKING:  # DSPy loads when a program is compiled, not with the optimizers' names
     import dspy
 
-    from jurist.optimization._adapter import TaskAdapter
     from jurist.optimization._metric import Tally
+    from jurist.optimization._target import Target
 
 OptimizerName = Literal["bootstrap", "mipro", "gepa"]
 OPTIMIZERS: tuple[str, ...] = ("bootstrap", "mipro", "gepa")
@@ -97,7 +97,7 @@ def split_train(
 def compile_program(
     name: str,
     student: dspy.Module,
-    adapter: TaskAdapter,
+    target: Target,
     train: Sequence[dspy.Example],
     *,
     settings: OptimizerSettings,
@@ -106,8 +106,9 @@ def compile_program(
     task_lm: dspy.LM,
     num_threads: int,
 ) -> tuple[dspy.Module, dict[str, Any]]:
-    """Compile ``student`` (a guarded program) with the named optimizer; the task LM and the
-    adapter (prompt format) must already be set in ``dspy.settings``.
+    """Compile ``student`` (a guarded program) with the named optimizer against the target's
+    metric (:func:`~jurist.optimization.task_metric`); the task LM and the DSPy adapter
+    (prompt format) must already be set in ``dspy.settings``.
 
     Returns:
         The compiled program and what was used: ``{"train_examples": n, "val_examples": m}``.
@@ -117,14 +118,14 @@ def compile_program(
     """
     import dspy
 
-    from jurist.optimization._metric import JudgeMetric
+    from jurist.optimization._metric import target_metric
 
     examples = list(train)
     failures = len(examples) * max(8, settings.num_candidates + settings.num_trials) + 10
     if name == "bootstrap":
         optimizer = dspy.BootstrapFewShot(
-            metric=JudgeMetric(adapter, tally),
-            metric_threshold=adapter.pass_threshold,
+            metric=target_metric(target, tally),
+            metric_threshold=target.demo_threshold,
             max_bootstrapped_demos=settings.max_demos,
             max_labeled_demos=0,
             max_rounds=settings.max_rounds,
@@ -151,7 +152,7 @@ def compile_program(
             else {"auto": None, "num_candidates": settings.num_candidates}
         )
         mipro = dspy.MIPROv2(
-            metric=JudgeMetric(adapter, tally),
+            metric=target_metric(target, tally),
             prompt_model=prompt_lm or task_lm,
             task_model=task_lm,
             max_bootstrapped_demos=settings.max_demos,
@@ -159,7 +160,7 @@ def compile_program(
             num_threads=num_threads,
             max_errors=failures,
             seed=settings.seed,
-            metric_threshold=adapter.pass_threshold,
+            metric_threshold=target.demo_threshold,
             verbose=False,
             **budget,
         )
@@ -178,7 +179,7 @@ def compile_program(
         {"auto": settings.auto} if settings.auto else {"max_metric_calls": settings.max_metric_calls}
     )
     gepa = dspy.GEPA(
-        metric=JudgeMetric(adapter, tally, feedback=True),
+        metric=target_metric(target, tally, feedback=True),
         reflection_lm=prompt_lm or task_lm,
         reflection_minibatch_size=settings.reflection_minibatch_size,
         num_threads=num_threads,

@@ -11,6 +11,7 @@ from typing import Any
 
 import dspy
 import pandas as pd
+from pydantic import BaseModel
 
 from jurist.datasets.io import sha256_file
 from jurist.datasets.samples import resolve_input
@@ -18,7 +19,6 @@ from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.judges.judge import JudgeFailure, LLMJudge
 from jurist.judges.lm import build_lm
-from jurist.optimization._adapter import TaskAdapter
 from jurist.optimization._artifact import (
     Artifact,
     DataSplit,
@@ -29,6 +29,7 @@ from jurist.optimization._artifact import (
 )
 from jurist.optimization._metric import GuardedProgram, Tally
 from jurist.optimization._optimizers import OPTIMIZERS, OptimizerSettings, compile_program
+from jurist.optimization._target import OptimizableTask, Target
 from jurist.runner import call_blocking, versions
 from jurist.schemas import Usage
 
@@ -50,7 +51,7 @@ class Evaluation:
 
 
 async def _evaluate(
-    adapter: TaskAdapter, judge: LLMJudge, examples: list[dspy.Example], concurrency: int
+    target: Target, judge: LLMJudge, examples: list[dspy.Example], concurrency: int
 ) -> list[dict[str, Any]]:
     gate = asyncio.Semaphore(concurrency)
 
@@ -64,7 +65,7 @@ async def _evaluate(
                 row.update(status="failed", score=None, feedback=None, error=str(exc))
                 usage = exc.usage
             else:
-                result = adapter.score(example, judgment.output)
+                result = target.score(example, judgment.output)
                 row.update(status="ok", score=result.score, feedback=result.feedback, error=None)
                 row.update(result.details)
                 usage = judgment.usage
@@ -75,16 +76,23 @@ async def _evaluate(
 
 
 def evaluate_program(
-    adapter: TaskAdapter, program: dspy.Module, config: JudgeConfig, examples: list[dspy.Example]
+    task: OptimizableTask | Target,
+    program: dspy.Module,
+    config: JudgeConfig,
+    examples: list[dspy.Example],
+    *,
+    options: dict[str, Any] | BaseModel | None = None,
 ) -> Evaluation:
     """Run ``program`` on every example with the config's LM (retries, parse retries, cache,
-    concurrency as in ``jurist judge``) and score it with the adapter's metric.
+    concurrency as in ``jurist judge``) and score it with the task's
+    :meth:`~jurist.tasks.Task.example_score` (after its postprocess).
 
     A judgment that fails after every retry is counted in ``failed`` and left out of the
     mean: it is never scored as 0 or 1.
     """
-    judge = LLMJudge(program, config, adapter.postprocess)
-    rows = call_blocking(lambda: asyncio.run(_evaluate(adapter, judge, examples, config.concurrency)))
+    target = task if isinstance(task, Target) else Target(task, options)
+    judge = LLMJudge(program, config, target.postprocess)
+    rows = call_blocking(lambda: asyncio.run(_evaluate(target, judge, examples, config.concurrency)))
     usage = Usage()
     for row in rows:
         usage = usage.add(row.pop("usage"))
@@ -93,7 +101,7 @@ def evaluate_program(
     mean = float(scored["score"].mean()) if len(scored) else None
     return Evaluation(
         score=SplitScore(
-            metric=adapter.metric_name,
+            metric=target.metric_name,
             score=mean,
             examples=len(examples),
             scored=len(scored),
@@ -143,12 +151,13 @@ def _as_config(config: JudgeConfig | str | Path | None) -> JudgeConfig:
 
 
 def optimize(
-    adapter: TaskAdapter,
+    task: OptimizableTask,
     train: str | Path,
     dev: str | Path,
     config: JudgeConfig | str | Path,
     *,
     out: str | Path,
+    options: dict[str, Any] | BaseModel | None = None,
     optimizer: str = "bootstrap",
     test: str | Path | None = None,
     prompt_config: JudgeConfig | str | Path | None = None,
@@ -161,14 +170,20 @@ def optimize(
     ``test``, when given, is only scored for the report. Training examples the judge fails
     on score 0 for the optimizer and are counted in ``artifact.compile``.
 
+    The task's own parts drive it (see :mod:`jurist.optimization._target`): the program
+    and postprocess of :meth:`~jurist.tasks.Task.optimization_program`, the examples of
+    :meth:`~jurist.tasks.Task.gold_examples`, and the metric :func:`task_metric` derives
+    from :meth:`~jurist.tasks.Task.example_score`.
+
     Args:
-        adapter: The task's optimization target (``task.optimization(options)``; the verb
-            :func:`jurist.optimization_task` looks it up by task name).
+        task: The task (a :class:`jurist.tasks.Task`; the verb :func:`jurist.optimize` looks
+            it up by name).
         train: Gold examples to compile on (``sample:NAME`` allowed).
         dev: Held-out gold examples to score before and after.
         config: The judge config (a ``JudgeConfig`` or YAML path) naming an LLM; with
             ``program`` set, compilation starts from that artifact.
         out: The artifact file to write.
+        options: The task's options (a dict or its options model; default: the defaults).
         optimizer: ``bootstrap``, ``mipro`` or ``gepa``.
         test: Optional held-out gold examples for the final report only.
         prompt_config: Config of the LM that proposes instructions (MIPRO, GEPA);
@@ -176,7 +191,8 @@ def optimize(
         settings: Budget and knobs (:class:`OptimizerSettings`).
 
     Raises:
-        ConfigError: The config names the baseline judge, or an unknown optimizer.
+        ConfigError: The task cannot be optimized, the config names the baseline judge, or
+            an unknown optimizer.
         InputError: A data file is malformed, has no gold labels, or shares examples with
             the training data.
     """
@@ -191,18 +207,19 @@ def optimize(
             field="model",
         )
     settings = settings or OptimizerSettings()
-    train_examples = adapter.load_examples(train)
-    dev_examples = adapter.load_examples(dev)
+    target = Target(task, options)
+    train_examples = target.examples(train)
+    dev_examples = target.examples(dev)
     _check_disjoint(train_examples, dev_examples, "dev", dev)
     test_examples = None
     if test is not None:
-        test_examples = adapter.load_examples(test)
+        test_examples = target.examples(test)
         _check_disjoint(train_examples, test_examples, "test", test)
 
-    student = adapter.make_program()
+    student = target.make_program()
     if judge_config.program is not None:
         student, _ = load_program(
-            judge_config.program, task=adapter.task, program=student, options=adapter.options()
+            judge_config.program, task=target.task, program=student, options=target.options()
         )
         judge_config = judge_config.model_copy(update={"program": None})
     proposer_config = (
@@ -211,9 +228,9 @@ def optimize(
         else judge_config.model_copy(update={"temperature": 1.0})
     )
 
-    evaluations = {"dev_before": evaluate_program(adapter, student, judge_config, dev_examples)}
+    evaluations = {"dev_before": evaluate_program(target, student, judge_config, dev_examples)}
     if test_examples is not None:
-        evaluations["test_before"] = evaluate_program(adapter, student, judge_config, test_examples)
+        evaluations["test_before"] = evaluate_program(target, student, judge_config, test_examples)
 
     tally = Tally()
     guarded = GuardedProgram(
@@ -233,7 +250,7 @@ def optimize(
             return compile_program(
                 optimizer,
                 guarded,
-                adapter,
+                target,
                 train_examples,
                 settings=settings,
                 tally=tally,
@@ -246,13 +263,13 @@ def optimize(
     seconds = time.perf_counter() - started
     compiled = compiled_guard.program if isinstance(compiled_guard, GuardedProgram) else compiled_guard
 
-    evaluations["dev_after"] = evaluate_program(adapter, compiled, judge_config, dev_examples)
+    evaluations["dev_after"] = evaluate_program(target, compiled, judge_config, dev_examples)
     if test_examples is not None:
-        evaluations["test_after"] = evaluate_program(adapter, compiled, judge_config, test_examples)
+        evaluations["test_after"] = evaluate_program(target, compiled, judge_config, test_examples)
 
     artifact = Artifact(
-        task=adapter.task,
-        options=adapter.options(),
+        task=target.task,
+        options=target.options(),
         optimizer={"name": optimizer, "settings": settings.to_dict()},
         judge_config=judge_config.model_dump(mode="json", exclude={"program"}),
         prompt_config=proposer_config.model_dump(mode="json", exclude={"program"})

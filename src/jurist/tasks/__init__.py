@@ -2,16 +2,17 @@
 
 Start with :class:`Task` (``jurist/tasks/_contract.py``): the one object that says, for one
 kind of judgment, how rows are read, how it is judged (LLM program and offline baseline),
-how a verdict is validated and scored, what calibration compares with gold and what
-optimization maximizes. The verbs :func:`judge`, :func:`score`, :func:`calibrate`,
-:func:`optimize` and :func:`prompt` work on any task: built-in (one package each under
-``jurist/tasks/``), registered in Python (:func:`register_task`), published by a package
-under the entry-point group ``jurist.tasks``, or written as a YAML file (``get_task("file.yaml")``).
+how a verdict is validated and scored, what calibration compares with gold and how one
+gold example scores for optimization (:meth:`Task.example_score`). The verbs :func:`judge`,
+:func:`score`, :func:`calibrate`, :func:`optimize` and :func:`prompt` work on any task:
+built-in (one package each under ``jurist/tasks/``), registered in Python
+(:func:`register_task`), published by a package under the entry-point group ``jurist.tasks``,
+or written as a YAML file (``get_task("file.yaml")``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jurist._lazy import lazy_exports
 
@@ -48,7 +49,6 @@ __all__ = [
     "Task",
     "Estimate",
     "calibration_judge",
-    "get_adapter",
     "get_task",
     "register_task",
     "run_task",
@@ -59,11 +59,3 @@ __all__ = [
 # Imported on first use (:mod:`jurist._lazy`): the contract and the verbs load pandas and DSPy,
 # and a task package (``jurist.tasks.gates``) or the command line may need neither.
 __getattr__, __dir__ = lazy_exports(__name__)
-
-
-def get_adapter(task: str | Task, **options: Any) -> Any:
-    """The optimization target (:class:`~jurist.optimization.TaskAdapter`) of a task, with options."""
-    from jurist.tasks._registry import get_task
-
-    found = get_task(task)
-    return found.optimization(found.options(options))

@@ -35,8 +35,11 @@ A task says, for one kind of judgment:
   a value (a :class:`JudgeBy`), so one row serves every judge kind;
 - what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`),
   or when one item's output holds many labels (:meth:`Task.panel_labels`);
-- the optimization target (:meth:`Task.optimization`, a :class:`~jurist.optimization.TaskAdapter`
-  whose metric has textual feedback for GEPA).
+- what ``jurist optimize`` maximizes: how one judged gold example scores, with feedback in
+  words for GEPA (:meth:`Task.example_score`, named :attr:`Task.optimized_metric`), and how
+  a gold file becomes examples (:meth:`Task.gold_examples`); the program compiled is the
+  task's own (:meth:`Task.optimization_program`), and the DSPy metric is derived from these
+  parts by :func:`jurist.optimization.task_metric`.
 
 The pipeline (read → items → judge with the batch runner → score → write exports) is not a
 hook: :func:`jurist.tasks._contract.run_judgment` composes it from these parts for every judged
@@ -53,7 +56,7 @@ under the entry-point group ``jurist.tasks``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -82,7 +85,7 @@ if TYPE_CHECKING:
 
     from jurist.judges.config import JudgeConfig
     from jurist.judges.judge import Judge
-    from jurist.optimization import TaskAdapter
+    from jurist.optimization import MetricResult
     from jurist.runner import Item
     from jurist.tasks._item_labels import ItemLabels
     from jurist.tasks._unit_verdicts import UnitVerdicts
@@ -107,6 +110,10 @@ __all__ = [
     "source_of",
     "write_views",
 ]
+
+
+Postprocess = Callable[[Any, dict[str, Any]], dict[str, Any]]
+"""A prediction and its inputs -> the validated, JSON-ready output (``ValueError``: unusable)."""
 
 
 class NoOptions(BaseModel):
@@ -145,6 +152,11 @@ class Task:
     instead (e.g. files it tells apart by their names), for the error that refuses rows."""
     source: str = "built-in"
     """Where the task comes from: ``built-in``, ``entry point PKG``, or a YAML file's path."""
+    optimized_metric: str = "score"
+    """The name of :meth:`example_score`, reported before and after ``jurist optimize``."""
+    demo_threshold: float = 1.0
+    """The :meth:`example_score` a judged training example needs for its trace to become a
+    few-shot demo (``jurist optimize`` with bootstrap or MIPRO)."""
 
     # ------------------------------------------------------------------ construction
 
@@ -177,7 +189,7 @@ class Task:
         kind = type(self)
         if kind.calibration_row is not Task.calibration_row or self._gold_metrics():
             found.append("calibrate")
-        if kind.optimization is not Task.optimization:
+        if kind.example_score is not Task.example_score:
             found.append("optimize")
         if kind.program is not Task.program:
             found.append("prompt")
@@ -248,9 +260,8 @@ class Task:
         if config.program is not None:
             if not config.program.is_file():
                 raise InputError("compiled program not found", path=config.program, field="program")
-            adapter = self.optimization(options)
             program, runtime = load_judge_program(
-                config, task=adapter.task, program=self.program(options), options=adapter.options()
+                config, task=self.name, program=self.program(options), options=self.program_options(options)
             )
             judge = LLMJudge(program, runtime, postprocess)
         elif config.is_baseline:
@@ -437,9 +448,56 @@ class Task:
 
     # ------------------------------------------------------------------ optimization
 
-    def optimization(self, options: BaseModel) -> TaskAdapter:
-        """The optimization target: program, gold examples, postprocess and metric with feedback."""
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult | tuple[float, str]:
+        """How one judged gold example scores: what ``jurist optimize`` maximizes.
+
+        ``output`` is the postprocessed output of the judge on the example's inputs, and
+        ``example`` one of :meth:`gold_examples` (with its gold fields). Returns the score in
+        [0, 1] (higher is better) and what went right or wrong in words (GEPA's reflection
+        reads it): a :class:`~jurist.optimization.MetricResult`, which may also carry the
+        score's components, or a ``(score, feedback)`` pair. A task that defines it can be
+        optimized; :func:`jurist.optimization.task_metric` turns it into DSPy's
+        ``metric(example, prediction, trace=None)``.
+        """
         raise self.unsupported("be optimized")
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        """The gold examples of a file (``sample:NAME`` allowed) that ``jurist optimize`` trains
+        and scores on.
+
+        Each is a ``dspy.Example`` whose inputs (``with_inputs``) are the keyword inputs of
+        :meth:`optimization_program`'s program, with the gold fields :meth:`example_score`
+        reads and three bookkeeping fields: ``example_id`` (unique in the file),
+        ``example_key`` (:func:`~jurist.optimization.content_key` of the inputs, equal for the
+        same content in two files, so train and dev are checked disjoint) and
+        ``example_group`` (examples that must stay in one split, e.g. the two orders of one
+        comparison). Rows without gold are left out.
+
+        Raises:
+            InputError: The file is malformed or holds no example with a gold label.
+        """
+        raise self.unsupported("be optimized")
+
+    def optimization_program(self, options: BaseModel) -> tuple[dspy.Module, Postprocess]:
+        """The program ``jurist optimize`` compiles, and how its prediction becomes an output.
+
+        Default: :meth:`program` with :meth:`postprocess`, so an artifact loads into the
+        judge :meth:`make_judge` builds. A task whose judge runs several programs compiles
+        one of them (e.g. a heritage sub-task's program).
+        """
+
+        def postprocess(prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+            return self.postprocess(prediction, inputs, options)
+
+        return self.program(options), postprocess
+
+    def program_options(self, options: BaseModel) -> dict[str, Any]:
+        """The options that shape :meth:`optimization_program`'s program (e.g.
+        ``{"num_options": 2}``); an artifact records them and loads only into a program
+        built with the same. Default: none."""
+        return {}
 
     # ------------------------------------------------------------------ description
 

@@ -602,7 +602,7 @@ def optimize(
     found = get_task(task)
     if "optimize" not in found.verbs:
         raise found.unsupported("be optimized")
-    target = found.optimization(found.options(options))
+    validated = found.options(options)
     artifact = Path(out)
     splits = {
         "train": train,
@@ -620,7 +620,9 @@ def optimize(
         paths[split] = source
     kwargs.update({"test": paths["test"]} if "test" in paths else {})
     with reading(files):
-        return compile_judge(target, paths["train"], paths["dev"], _config(config), out=out, **kwargs)
+        return compile_judge(
+            found, paths["train"], paths["dev"], _config(config), out=out, options=validated, **kwargs
+        )
 
 
 # ---------------------------------------------------------------------- prompt

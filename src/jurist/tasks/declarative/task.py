@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from jurist.judges.config import JudgeConfig
     from jurist.judges.judge import Judge
-    from jurist.optimization import TaskAdapter
+    from jurist.optimization import MetricResult
     from jurist.tasks._unit_verdicts import UnitVerdicts
     from jurist.tasks.calibration_rows import JudgeSpec
 
@@ -76,6 +76,17 @@ METRICS: dict[str, dict[str, str]] = {
         "kappa": "Cohen's kappa of the combined verdict with gold",
     },
 }
+
+
+OPTIMIZED_METRICS = {
+    "label": "accuracy",
+    "bool": "accuracy",
+    "pairwise": "order_accuracy",
+    "score": "score_closeness",
+    "labels": "jaccard",
+}
+"""The name of the score ``jurist optimize`` maximizes, per output kind (see
+:mod:`jurist.tasks.declarative.optimization`)."""
 
 
 class DeclarativeOptions(BaseModel):
@@ -125,6 +136,7 @@ class DeclarativeTask(Task):
         kind = [Metric(name, description=text) for name, text in METRICS[self.spec.kind].items()]
         self.metrics = metric_list([*kind, *declared]) if declared else dict(METRICS[self.spec.kind])
         self.version = f"yaml-{self.spec.fingerprint()}"
+        self.optimized_metric = OPTIMIZED_METRICS[self.spec.kind]
         self._demo_rows: list[Row] | None = None
 
     # ------------------------------------------------------------------ reading
@@ -296,12 +308,21 @@ class DeclarativeTask(Task):
 
         return calibration_row(self, self.spec, gold, spec, out, settings, progress, judge_by)
 
-    def optimization(self, options: BaseModel) -> TaskAdapter:
-        from jurist.tasks.declarative.optimization import DeclarativeAdapter
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        """The rows with a gold verdict, read by :meth:`read` (a pairwise row in both orders)."""
+        from jurist.tasks.declarative.optimization import gold_examples
 
         if self.spec.gold is None:
             raise self.unsupported("be optimized (the task file names no 'gold' column)")
-        return DeclarativeAdapter(self, self.spec)
+        return gold_examples(self, self.spec, path)
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        """Equal to gold (label, bool, pairwise order), closeness (score) or Jaccard (labels)."""
+        from jurist.tasks.declarative.optimization import example_score
+
+        return example_score(self.spec, example, output)
 
 
 def load_task_file(path: str | Path) -> DeclarativeTask:

@@ -6,9 +6,6 @@ scores every metric of the heritage evaluation framework; ``heritage-ner``,
 each, and are what ``jurist calibrate`` and ``jurist optimize`` take.
 """
 
-from jurist.tasks.heritage.adapter_base import HeritageAdapter, write_heritage_splits
-from jurist.tasks.heritage.adapters_linking_qa import HeritageLinkingAdapter, HeritageQAAdapter
-from jurist.tasks.heritage.adapters_text import HeritageClassificationAdapter, HeritageNerAdapter
 from jurist.tasks.heritage.compare import PER_ITEM_METRICS, compare_heritage
 from jurist.tasks.heritage.judging import (
     ALL_TASKS,
@@ -17,7 +14,7 @@ from jurist.tasks.heritage.judging import (
     load_heritage_programs,
     make_heritage_judge,
 )
-from jurist.tasks.heritage.optimization import HERITAGE_ADAPTERS
+from jurist.tasks.heritage.optimization import PROGRAM_PARTS, write_heritage_splits
 from jurist.tasks.heritage.scoring import TARGETS, HeritageScores, target_rows, target_table
 from jurist.tasks.heritage.task import (
     HeritageClassificationTask,
@@ -38,19 +35,14 @@ TASKS = {
 
 __all__ = [
     "ALL_TASKS",
-    "HERITAGE_ADAPTERS",
     "PER_ITEM_METRICS",
+    "PROGRAM_PARTS",
     "TARGETS",
     "TASKS",
-    "HeritageAdapter",
     "HeritageBaselineProgram",
-    "HeritageClassificationAdapter",
     "HeritageClassificationTask",
-    "HeritageLinkingAdapter",
     "HeritageLinkingTask",
-    "HeritageNerAdapter",
     "HeritageNerTask",
-    "HeritageQAAdapter",
     "HeritageQATask",
     "HeritageScores",
     "HeritageTask",

@@ -41,7 +41,7 @@ from jurist.signatures.heritage import (
     LinkDecision,
     RetrievalResult,
 )
-from jurist.tasks.heritage.optimization import HERITAGE_ADAPTERS
+from jurist.tasks.heritage.optimization import PROGRAM_PARTS, part_options
 
 __all__ = [
     "ALL_TASKS",
@@ -257,11 +257,11 @@ def load_heritage_programs(
     runtimes: dict[str, tuple[Path, JudgeConfig]] = {}
     for file in files:
         artifact = read_artifact(file)
-        adapter = HERITAGE_ADAPTERS.get(artifact.task)
-        if adapter is None:
+        part = PROGRAM_PARTS.get(artifact.task)
+        if part is None:
             raise ArtifactError(
                 f"{file}: compiled for the task '{artifact.task}', not for a heritage program "
-                f"({', '.join(HERITAGE_ADAPTERS)}); use it with `jurist judge {artifact.task}`"
+                f"({', '.join(PROGRAM_PARTS)}); use it with `jurist judge {artifact.task}`"
             )
         if artifact.task in filled:
             raise ArtifactError(
@@ -272,8 +272,8 @@ def load_heritage_programs(
         _, runtime = load_judge_program(
             config.model_copy(update={"program": file}),
             task=artifact.task,
-            program=getattr(program, adapter.program_attribute),
-            options=adapter.program_options(labels),
+            program=getattr(program, part),
+            options=part_options(artifact.task, labels),
         )
         runtimes[runtime.model_copy(update={"program": None}).fingerprint()] = (file, runtime)
     if len(runtimes) > 1:

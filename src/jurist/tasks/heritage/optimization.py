@@ -1,8 +1,10 @@
-"""The heritage LLM programs as optimization targets: one task per program.
+"""How the heritage LLM programs are optimized: one task per program.
 
-Each program of :mod:`jurist.programs.heritage` is compiled on its own, against the gold
-of a heritage gold file (:func:`~jurist.datasets.heritage.load_heritage_gold`), and its
-artifact loads into that part of the heritage judge (``jurist judge heritage --program``):
+Each program of :mod:`jurist.programs.heritage` is compiled on its own (the sub-task's
+:meth:`~jurist.tasks.Task.optimization_program`: the part of the heritage judge, with the
+output check of its answers), against the gold of a heritage gold file
+(:func:`~jurist.datasets.heritage.load_heritage_gold`), and its artifact loads into that
+part of the heritage judge (``jurist judge heritage --program``; :data:`PROGRAM_PARTS`):
 
 =========================== ============================ ============================= ===========
 task                        program                       one example                   metric
@@ -28,7 +30,8 @@ output check, as in ``jurist judge heritage``):
 - ``rouge_l``: :func:`~jurist.metrics.heritage_qa.qa_example_score`, ROUGE-L F of the
   answer against the gold answer: ``F = 2PR/(P+R)``, ``P = LCS/|answer|``, ``R = LCS/|gold|``.
 
-Demos (bootstrap, MIPRO) are traces scoring at least 0.8, 1, 1 and 0.5 respectively. The
+Demos (bootstrap, MIPRO) are traces scoring at least 0.8, 1, 1 and 0.5 respectively
+(each sub-task's ``demo_threshold``). The
 GEPA feedback names what to fix: missed, spurious, mis-typed and mis-bounded spans
 and the spans the anchoring check flagged; gold and predicted type with their names and
 categories; the gold KB entry, its rank, whether it was offered at all, NIL mistakes; the
@@ -46,28 +49,97 @@ writes the stratified splits of :func:`~jurist.datasets.heritage.split_gold` as 
 
 from __future__ import annotations
 
-from jurist.tasks.heritage.adapter_base import HeritageAdapter, write_heritage_splits
-from jurist.tasks.heritage.adapters_linking_qa import HeritageLinkingAdapter, HeritageQAAdapter
-from jurist.tasks.heritage.adapters_text import HeritageClassificationAdapter, HeritageNerAdapter
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from jurist.atomic import atomic_write_text
+from jurist.datasets.conll import TagDecoding
+from jurist.datasets.heritage import DEFAULT_SPLITS, HeritageGoldEntry, load_heritage_gold, split_gold
+from jurist.errors import InputError
+from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
 
 __all__ = [
-    "HERITAGE_ADAPTERS",
-    "HeritageAdapter",
-    "HeritageClassificationAdapter",
-    "HeritageLinkingAdapter",
-    "HeritageNerAdapter",
-    "HeritageQAAdapter",
+    "PROGRAM_PARTS",
+    "Span",
+    "gold_entries",
+    "listing",
+    "none_found",
+    "part_options",
+    "span_text",
     "write_heritage_splits",
 ]
 
+Span = tuple[int, int, str]
 
-HERITAGE_ADAPTERS: dict[str, type[HeritageAdapter]] = {
-    adapter.task: adapter
-    for adapter in (
-        HeritageNerAdapter,
-        HeritageClassificationAdapter,
-        HeritageLinkingAdapter,
-        HeritageQAAdapter,
-    )
+PROGRAM_PARTS: dict[str, str] = {
+    "heritage-ner": "extractor",
+    "heritage-classification": "classifier",
+    "heritage-linking": "linker",
+    "heritage-qa": "answerer",
 }
-"""The heritage optimization tasks and their adapters (each fills one part of the judge)."""
+"""The heritage optimization tasks, and the attribute of
+:class:`~jurist.programs.heritage.HeritageProgram` each one's artifact loads into."""
+
+
+def part_options(task: str, labels: Sequence[str] = ENTITY_LABELS) -> dict[str, Any]:
+    """The program options of a heritage task's artifact for a judge run with ``labels``: the
+    entity types of ``heritage-ner`` when they are not the default ones, else none."""
+    if task == "heritage-ner" and tuple(labels) != ENTITY_LABELS:
+        return {"labels": list(labels)}
+    return {}
+
+
+def gold_entries(path: str | Path, tags: TagDecoding | None) -> tuple[list[HeritageGoldEntry], Path | None]:
+    """The entries of a heritage gold file and its path (token-tag files decoded with ``tags``)."""
+    gold = load_heritage_gold(path, tags=tags)
+    return gold.entries, gold.path
+
+
+def none_found(path: Path | None, what: str, field: str) -> InputError:
+    """The error of a gold file that holds no example of a sub-task."""
+    return InputError(f"no entry carries {what}", path=path, field=field)
+
+
+def listing(items: Sequence[str], limit: int = 8) -> str:
+    """Up to ``limit`` items joined by ``; ``, with how many more were left out."""
+    shown = "; ".join(items[:limit])
+    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
+def span_text(text: str, span: Span) -> str:
+    """A span as ``'text' (TYPE) at [start, end)``."""
+    start, end, label = span
+    return f"{text[start:end]!r} ({label}) at [{start}, {end})"
+
+
+def write_heritage_splits(
+    gold: str | Path,
+    out_dir: str | Path,
+    *,
+    ratios: Mapping[str, float] = DEFAULT_SPLITS,
+    stratify: Sequence[str] = ("custodian_type",),
+    seed: int = 0,
+) -> dict[str, Path]:
+    """Write the stratified splits of a heritage gold file as gold files ``{out_dir}/{part}.jsonl``.
+
+    The split is :func:`~jurist.datasets.heritage.split_gold` (70/15/15 by default), so
+    ``jurist judge heritage --split dev`` judges the same texts as ``dev.jsonl``.
+
+    Returns:
+        ``{part: path}`` (``train``, ``dev``, ``test`` by default).
+    """
+    entries = load_heritage_gold(gold).entries
+    parts = split_gold(entries, ratios=ratios, stratify=stratify, seed=seed)
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name, members in parts.items():
+        path = folder / f"{name}.jsonl"
+        lines = [
+            json.dumps(e.model_dump(mode="json", exclude_none=True), ensure_ascii=False) for e in members
+        ]
+        atomic_write_text(path, "".join(line + "\n" for line in lines))
+        written[name] = path
+    return written

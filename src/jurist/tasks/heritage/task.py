@@ -18,14 +18,21 @@ from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
-from jurist.programs.heritage import HeritageProgram
+from jurist.optimization import MetricResult
+from jurist.programs.heritage import (
+    HeritageEntityExtractor,
+    HeritageProgram,
+    HeritageQuestionAnswerer,
+    HeritageTypeClassifier,
+)
 from jurist.programs.heritage_baseline import FuzzyLinker
 from jurist.report.figures import Figure
 from jurist.report.heritage import render_comparison, render_report
 from jurist.report.review import Review
 from jurist.runner import Item
-from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task, json_ready
+from jurist.tasks._contract import JudgeBy, JudgeRun, Postprocess, Scores, Task, json_ready
 from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks.heritage import optimize_linking_qa, optimize_text
 from jurist.tasks.heritage.calibration import calibrate_subtask
 from jurist.tasks.heritage.compare import compare_heritage
 from jurist.tasks.heritage.figures import heritage_figures, heritage_review, type_gold_rows
@@ -36,13 +43,7 @@ from jurist.tasks.heritage.judging import (
     llm_postprocess,
     make_heritage_judge,
 )
-from jurist.tasks.heritage.optimization import (
-    HeritageAdapter,
-    HeritageClassificationAdapter,
-    HeritageLinkingAdapter,
-    HeritageNerAdapter,
-    HeritageQAAdapter,
-)
+from jurist.tasks.heritage.optimization import part_options
 from jurist.tasks.heritage.options import (
     ClassificationOptions,
     HeritageOptions,
@@ -247,10 +248,13 @@ class HeritageTask(Task):
 
 
 class _SubTask(HeritageTask):
-    """A heritage task that runs one sub-task (one LLM program), calibrated and optimized on its own."""
+    """A heritage task that runs one sub-task (one LLM program), calibrated and optimized on its own.
+
+    ``jurist optimize`` compiles that program alone (:meth:`optimization_program`), on the
+    examples of the sub-task's gold (see :mod:`jurist.tasks.heritage.optimization`).
+    """
 
     subtask: ClassVar[str]
-    adapter: ClassVar[type[HeritageAdapter]]
 
     def setup(self, options: BaseModel) -> RunSetup:
         return RunSetup(
@@ -287,8 +291,9 @@ class _SubTask(HeritageTask):
             judge_by=judge_by,
         )
 
-    def optimization(self, options: BaseModel) -> HeritageAdapter:
-        return self.adapter()
+    def program_options(self, options: BaseModel) -> dict[str, Any]:
+        """The entity types when they are not the default ones (they change the extractor)."""
+        return part_options(self.name, self.setup(options).labels)
 
 
 def _subtask_description(program: str, what: str) -> str:
@@ -303,7 +308,8 @@ class HeritageNerTask(_SubTask):
 
     name = "heritage-ner"
     subtask = "ner"
-    adapter = HeritageNerAdapter
+    optimized_metric = "entity_f1"
+    demo_threshold = 0.8
     description = _subtask_description("HeritageEntityExtractor", "entity extraction")
     inputs = {"text": "the text about a heritage institution"}
     outputs = {"entities": HeritageTask.outputs["entities"]}
@@ -312,9 +318,23 @@ class HeritageNerTask(_SubTask):
     }
     Options: ClassVar[type[BaseModel]] = NerOptions
 
-    def optimization(self, options: BaseModel) -> HeritageAdapter:
+    def optimization_program(self, options: BaseModel) -> tuple[dspy.Module, Postprocess]:
+        """The extractor, its answer anchored in the text (spans of other types set aside)."""
+        labels = self.setup(options).labels
+
+        def postprocess(prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+            return optimize_text.ner_output(prediction, inputs, labels)
+
+        return HeritageEntityExtractor(labels), postprocess
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
         setup = self.setup(options)
-        return HeritageNerAdapter(setup.labels, setup.tags)
+        return optimize_text.ner_examples(path, setup.labels, setup.tags)
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        return optimize_text.ner_score(example, output)
 
 
 class HeritageClassificationTask(_SubTask):
@@ -322,7 +342,7 @@ class HeritageClassificationTask(_SubTask):
 
     name = "heritage-classification"
     subtask = "classification"
-    adapter = HeritageClassificationAdapter
+    optimized_metric = "type_score"
     description = _subtask_description("HeritageTypeClassifier", "custodian type classification")
     inputs = {"text": "the text about a heritage institution"}
     outputs = {"classification": HeritageTask.outputs["classification"]}
@@ -332,8 +352,17 @@ class HeritageClassificationTask(_SubTask):
     }
     Options: ClassVar[type[BaseModel]] = ClassificationOptions
 
-    def optimization(self, options: BaseModel) -> HeritageAdapter:
-        return HeritageClassificationAdapter(float(getattr(options, "category_credit", 0.5)))
+    def optimization_program(self, options: BaseModel) -> tuple[dspy.Module, Postprocess]:
+        return HeritageTypeClassifier(), optimize_text.classification_output_of
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        return optimize_text.classification_examples(path, self.setup(options).tags)
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        credit = float(getattr(options, "category_credit", 0.5))
+        return optimize_text.classification_score(example, output, credit)
 
     def review(self, options: BaseModel) -> Review:
         return heritage_review(self.setup(options).tasks, labelled=True)
@@ -351,7 +380,7 @@ class HeritageLinkingTask(_SubTask):
 
     name = "heritage-linking"
     subtask = "linking"
-    adapter = HeritageLinkingAdapter
+    optimized_metric = "reciprocal_rank"
     description = _subtask_description("HeritageEntityLinker", "entity linking")
     inputs = {"text": HeritageTask.inputs["text"], "mentions": HeritageTask.inputs["mentions"]}
     outputs = {"links": HeritageTask.outputs["links"]}
@@ -360,8 +389,18 @@ class HeritageLinkingTask(_SubTask):
     }
     Options: ClassVar[type[BaseModel]] = LinkingOptions
 
-    def optimization(self, options: BaseModel) -> HeritageAdapter:
-        return HeritageLinkingAdapter(self.setup(options).kb)
+    def optimization_program(self, options: BaseModel) -> tuple[dspy.Module, Postprocess]:
+        kb = optimize_linking_qa.knowledge_base(self.setup(options).kb)
+        return optimize_linking_qa.linking_program(kb), optimize_linking_qa.linking_output_of
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        return optimize_linking_qa.linking_examples(path, self.setup(options).tags)
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        kb = optimize_linking_qa.knowledge_base(self.setup(options).kb)
+        return optimize_linking_qa.linking_score(example, output, kb)
 
 
 class HeritageQATask(_SubTask):
@@ -369,9 +408,21 @@ class HeritageQATask(_SubTask):
 
     name = "heritage-qa"
     subtask = "qa"
-    adapter = HeritageQAAdapter
+    optimized_metric = "rouge_l"
+    demo_threshold = 0.5
     description = _subtask_description("HeritageQuestionAnswerer", "question answering")
     inputs = {"text": HeritageTask.inputs["text"], "questions": HeritageTask.inputs["questions"]}
     outputs = {"answers": HeritageTask.outputs["answers"]}
     metrics = {"rouge_l": "ROUGE-L F against the gold answer; also faithfulness to the text"}
     Options: ClassVar[type[BaseModel]] = QAOptions
+
+    def optimization_program(self, options: BaseModel) -> tuple[dspy.Module, Postprocess]:
+        return HeritageQuestionAnswerer(), optimize_linking_qa.qa_output_of
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        return optimize_linking_qa.qa_examples(path, self.setup(options).tags)
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        return optimize_linking_qa.qa_score(example, output)

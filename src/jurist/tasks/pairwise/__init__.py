@@ -10,7 +10,6 @@ baseline and reports agreement with their gold labels (``jurist score pairwise-g
 from jurist.report.pairwise import PairsAgreement, PairwiseScores
 from jurist.tasks.pairwise.gold import judge_pairs, judge_pairs_baseline, pairs_agreement
 from jurist.tasks.pairwise.lengths import token_counter
-from jurist.tasks.pairwise.optimization import PairwiseAdapter
 from jurist.tasks.pairwise.run import PairwiseRun, make_pairwise_judge, summary_markdown
 from jurist.tasks.pairwise.scoring import (
     EXACT_MATCH,
@@ -30,7 +29,6 @@ __all__ = [
     "FAIL_MESSAGE",
     "TASKS",
     "PairsAgreement",
-    "PairwiseAdapter",
     "PairwiseGoldTask",
     "PairwiseJudge",
     "PairwiseRun",

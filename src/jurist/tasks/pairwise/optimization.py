@@ -1,4 +1,8 @@
-"""The pairwise judge as an optimization target, against gold preference labels.
+"""How the pairwise judge is optimized against gold preference labels: its examples and score.
+
+The program compiled is the task's own (``PairwiseJudgeProgram``) and outputs are the
+task's postprocessed choices; this module says how a pairs file becomes examples
+(:func:`gold_examples`) and how one choice scores (:func:`example_score`).
 
 Every gold pair becomes two examples, one per order (``{id}|12`` with response 1 in
 position 1, ``{id}|21`` swapped, its gold label swapped too), so a compiled judge is
@@ -19,91 +23,77 @@ from jurist.datasets.pairwise import load_pairs
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import accuracy
-from jurist.optimization import MetricResult, TaskAdapter, content_key
-from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
-from jurist.signatures.pairwise import option_letters
+from jurist.optimization import MetricResult, content_key
 from jurist.tasks.pairwise.lengths import word_count
 
 _MEANING = {"A": "1", "B": "2", "C": "tie", "D": "tie"}
 _SWAP = {"1": "2", "2": "1", "tie": "tie"}
 _INPUTS = ("question", "response_1", "response_2", "reference_answer", "evaluating_guidance")
 
+__all__ = ["METRIC_NAME", "example_score", "gold_examples"]
 
-class PairwiseAdapter(TaskAdapter):
-    """Optimizes :class:`~jurist.programs.pairwise.PairwiseJudgeProgram` against preference labels.
 
-    Args:
-        num_options: 2, 3 or 4 options (the program's signature).
+METRIC_NAME = "order_accuracy"
+"""The name of :func:`example_score`."""
+
+
+def gold_examples(path: str | Path, num_options: int) -> list[dspy.Example]:
+    """Two examples (one per order) per pair with a gold label; with 2 options, ties are left out.
+
+    Raises:
+        InputError: No pair carries a usable gold label.
     """
-
-    task = "pairwise"
-    metric_name = "order_accuracy"
-    pass_threshold = 1.0
-
-    def __init__(self, num_options: int = 2) -> None:
-        option_letters(num_options)
-        self.num_options = num_options
-
-    def options(self) -> dict[str, Any]:
-        return {"num_options": self.num_options}
-
-    def make_program(self) -> dspy.Module:
-        return PairwiseJudgeProgram(self.num_options)
-
-    def load_examples(self, path: str | Path) -> list[dspy.Example]:
-        file = resolve_input(path)
-        pairs = load_pairs(file)
-        examples = []
-        for row in pairs.itertuples(index=False):
-            if row.label is None or (row.label == "tie" and self.num_options == 2):
-                continue
-            key = content_key(row.question, sorted([row.response_1, row.response_2]), row.reference)
-            for order, first, second, gold in (
-                ("12", row.response_1, row.response_2, row.label),
-                ("21", row.response_2, row.response_1, _SWAP[row.label]),
-            ):
-                example = dspy.Example(
-                    question=row.question,
-                    response_1=first,
-                    response_2=second,
-                    reference_answer=str(row.reference or ""),
-                    evaluating_guidance="",
-                    gold_label=gold,
-                    example_id=f"{row.id}|{order}",
-                    example_key=key,
-                    example_group=key,
-                )
-                examples.append(example.with_inputs(*_INPUTS))
-        if not examples:
-            usable = "'1' or '2'" if self.num_options == 2 else "'1', '2' or 'tie'"
-            raise InputError(f"no pair carries a gold label ({usable})", path=file, field="label")
-        return examples
-
-    def postprocess(self, prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
-        return choice_from_prediction(prediction, self.num_options).model_dump(mode="json")
-
-    def score(self, example: dspy.Example, output: dict[str, Any]) -> MetricResult:
-        gold = str(example.gold_label)
-        choice = str(output.get("choice"))
-        predicted = _MEANING.get(choice)
-        correct = accuracy([gold], [predicted])
-        return MetricResult(correct, self._feedback(example, gold, choice, predicted), {"correct": correct})
-
-    def _feedback(self, example: dspy.Example, gold: str, choice: str, predicted: str | None) -> str:
-        better = (
-            f"Response {gold} is better" if gold != "tie" else "the two responses are equally good (a tie)"
-        )
-        if predicted == gold:
-            return f"Correct: {better}, and the judge chose {choice}."
-        first, second = word_count(example.response_1), word_count(example.response_2)
-        lines = [f"Wrong: according to the gold label {better}, but the judge chose {choice}."]
-        if predicted in ("1", "2") and first != second:
-            longer = "1" if first > second else "2"
-            kind = "longer" if predicted == longer else "shorter"
-            lines.append(
-                f"Response 1 has {first} words and Response 2 has {second}; the judge preferred the "
-                f"{kind} one. Length is not quality: check which response follows the instruction."
+    file = resolve_input(path)
+    pairs = load_pairs(file)
+    examples = []
+    for row in pairs.itertuples(index=False):
+        if row.label is None or (row.label == "tie" and num_options == 2):
+            continue
+        key = content_key(row.question, sorted([row.response_1, row.response_2]), row.reference)
+        for order, first, second, gold in (
+            ("12", row.response_1, row.response_2, row.label),
+            ("21", row.response_2, row.response_1, _SWAP[row.label]),
+        ):
+            example = dspy.Example(
+                question=row.question,
+                response_1=first,
+                response_2=second,
+                reference_answer=str(row.reference or ""),
+                evaluating_guidance="",
+                gold_label=gold,
+                example_id=f"{row.id}|{order}",
+                example_key=key,
+                example_group=key,
             )
-        if predicted == "1":
-            lines.append("The judge chose the response shown first; the order must not matter.")
-        return " ".join(lines)
+            examples.append(example.with_inputs(*_INPUTS))
+    if not examples:
+        usable = "'1' or '2'" if num_options == 2 else "'1', '2' or 'tie'"
+        raise InputError(f"no pair carries a gold label ({usable})", path=file, field="label")
+    return examples
+
+
+def example_score(example: dspy.Example, output: dict[str, Any]) -> MetricResult:
+    """1 when the judge's mapped choice equals the gold label, else 0, with feedback in words."""
+    gold = str(example.gold_label)
+    choice = str(output.get("choice"))
+    predicted = _MEANING.get(choice)
+    correct = accuracy([gold], [predicted])
+    return MetricResult(correct, _feedback(example, gold, choice, predicted), {"correct": correct})
+
+
+def _feedback(example: dspy.Example, gold: str, choice: str, predicted: str | None) -> str:
+    better = f"Response {gold} is better" if gold != "tie" else "the two responses are equally good (a tie)"
+    if predicted == gold:
+        return f"Correct: {better}, and the judge chose {choice}."
+    first, second = word_count(example.response_1), word_count(example.response_2)
+    lines = [f"Wrong: according to the gold label {better}, but the judge chose {choice}."]
+    if predicted in ("1", "2") and first != second:
+        longer = "1" if first > second else "2"
+        kind = "longer" if predicted == longer else "shorter"
+        lines.append(
+            f"Response 1 has {first} words and Response 2 has {second}; the judge preferred the "
+            f"{kind} one. Length is not quality: check which response follows the instruction."
+        )
+    if predicted == "1":
+        lines.append("The judge chose the response shown first; the order must not matter.")
+    return " ".join(lines)

@@ -14,6 +14,7 @@ from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
+from jurist.optimization import MetricResult
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
 from jurist.report.pairwise import (
     PairsAgreement,
@@ -35,10 +36,9 @@ from jurist.tasks._contract import (
 )
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
-from jurist.tasks.pairwise import calibration
+from jurist.tasks.pairwise import calibration, optimization
 from jurist.tasks.pairwise.figures import PairwiseReview, with_agreement
 from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
-from jurist.tasks.pairwise.optimization import PairwiseAdapter
 from jurist.tasks.pairwise.options import PairwiseGoldOptions, PairwiseOptions
 from jurist.tasks.pairwise.panel import SwapVerdicts
 from jurist.tasks.pairwise.run import (
@@ -275,8 +275,21 @@ class PairwiseTask(PairwiseReview):
 
         return calibration.calibration_row(gold, spec, out, settings, judge)
 
-    def optimization(self, options: BaseModel) -> PairwiseAdapter:
-        return PairwiseAdapter(_num_options(options))
+    optimized_metric = optimization.METRIC_NAME
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        """Each gold pair of a pairs file in both orders (see :mod:`jurist.tasks.pairwise.optimization`)."""
+        return optimization.gold_examples(path, _num_options(options))
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        """1 when the order's choice names the gold winner (a tie for C/D), else 0."""
+        return optimization.example_score(example, output)
+
+    def program_options(self, options: BaseModel) -> dict[str, Any]:
+        """The number of options (the program's signature)."""
+        return {"num_options": _num_options(options)}
 
 
 class PairwiseGoldTask(PairwiseReview):

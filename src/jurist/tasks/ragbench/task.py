@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from jurist.datasets.ragbench import load_ragbench
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.judges.judge import BaselineJudge, Judge
+from jurist.optimization import MetricResult
 from jurist.programs.ragbench import RagbenchJudge
 from jurist.report.figures import Figure
 from jurist.report.ragbench import render_report
@@ -29,9 +30,8 @@ from jurist.tasks._contract import (
     write_exports,
 )
 from jurist.tasks.calibration_rows import JudgeSpec
-from jurist.tasks.ragbench import calibration, scoring
+from jurist.tasks.ragbench import calibration, optimization, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
-from jurist.tasks.ragbench.optimization import RagbenchAdapter
 from jurist.tasks.ragbench.panel import SentenceLabels
 
 
@@ -163,8 +163,20 @@ class RagbenchTask(Task):
         judge = calibration_judge(self, spec, judge_by)
         return calibration.calibration_row(judge, self.options(), gold, spec, out, settings, progress)
 
-    def optimization(self, options: BaseModel) -> RagbenchAdapter:
-        return RagbenchAdapter()
+    # ------------------------------------------------------------------ optimization
+
+    optimized_metric = optimization.METRIC_NAME
+    demo_threshold = optimization.DEMO_THRESHOLD
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        """One example per row with a gold label (see :mod:`jurist.tasks.ragbench.optimization`)."""
+        return optimization.gold_examples(path)
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        """Support correct against ``adherence_score``, and F1 of the relevant and utilized keys."""
+        return optimization.example_score(example, output)
 
 
 def run_info_dataset(run_dir: Path) -> Path | None:

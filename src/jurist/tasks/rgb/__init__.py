@@ -24,7 +24,6 @@ from jurist.tasks.rgb.judges import (
     make_rgb_responder,
     rgb_judge_configs,
 )
-from jurist.tasks.rgb.optimization import RGBErrorDetectionAdapter, RGBJudgmentAdapter, RGBRejectionAdapter
 from jurist.tasks.rgb.options import RGBOptions, run_suite
 from jurist.tasks.rgb.plan import SAMPLE, RGBFile, RGBPlan, find_rgb_files, plan_rgb_suite
 from jurist.tasks.rgb.predictions import score_rgb_predictions
@@ -56,14 +55,11 @@ __all__ = [
     "SETS",
     "TASKS",
     "JudgeKind",
-    "RGBErrorDetectionAdapter",
     "RGBErrorDetectionTask",
     "RGBFile",
-    "RGBJudgmentAdapter",
     "RGBJudgmentTask",
     "RGBOptions",
     "RGBPlan",
-    "RGBRejectionAdapter",
     "RGBRejectionTask",
     "RGBRun",
     "RGBSetting",

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge
+from jurist.optimization import MetricResult
 from jurist.programs.rgb import (
     ErrorDetectionJudge,
     RejectionJudge,
@@ -27,6 +28,7 @@ from jurist.report.rgb import render_rgb_report, render_rgb_scores
 from jurist.runner import Item, iter_run_results, run_lock
 from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task, write_exports
 from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks.rgb import optimization
 from jurist.tasks.rgb.calibration import calibrate_rgb_judge
 from jurist.tasks.rgb.figures import (
     judgment_gold_rows,
@@ -37,7 +39,6 @@ from jurist.tasks.rgb.figures import (
 )
 from jurist.tasks.rgb.judges import RGB_JUDGE_LABELS, RGB_JUDGE_TASKS, JudgeKind, make_rgb_judge
 from jurist.tasks.rgb.judgments import judgment_items, read_judgments, summarize_judgments
-from jurist.tasks.rgb.optimization import RGBErrorDetectionAdapter, RGBJudgmentAdapter, RGBRejectionAdapter
 from jurist.tasks.rgb.options import RGBOptions, run_suite
 from jurist.tasks.rgb.predictions import score_rgb_predictions
 from jurist.tasks.rgb.suite import RGBSuiteRun
@@ -204,7 +205,6 @@ class RGBJudgmentTask(Task):
     """The shared part of the Rej* and ED* tasks: judge answers, score against gold yes/no labels."""
 
     kind: ClassVar[JudgeKind]
-    adapter: ClassVar[type[RGBJudgmentAdapter]]
 
     def read(self, path: str | Path, options: BaseModel) -> Any:
         return read_judgments(path)
@@ -285,8 +285,17 @@ class RGBJudgmentTask(Task):
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         return calibrate_rgb_judge(self, self.kind, gold, spec, out, settings, progress, judge_by)
 
-    def optimization(self, options: BaseModel) -> RGBJudgmentAdapter:
-        return self.adapter()
+    demo_threshold = optimization.DEMO_THRESHOLD
+
+    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
+        """One example per answer with the judge's gold label (see :mod:`jurist.tasks.rgb.optimization`)."""
+        return optimization.gold_examples(path, self.kind)
+
+    def example_score(
+        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
+    ) -> MetricResult:
+        """1 when the yes/no verdict equals gold, else 0, with the judge's reason in the feedback."""
+        return optimization.example_score(example, output, self.kind)
 
 
 class RGBRejectionTask(RGBJudgmentTask):
@@ -294,7 +303,7 @@ class RGBRejectionTask(RGBJudgmentTask):
 
     name = "rgb-rejection"
     kind = "rejection"
-    adapter = RGBRejectionAdapter
+    optimized_metric = optimization.METRIC_NAMES["rejection"]
     description = (
         "RGB's Rej* judge: does the answer reject the question (say the documents do not "
         "address it, or the information is insufficient)? Offline: tiered rejection keywords. "
@@ -314,7 +323,7 @@ class RGBErrorDetectionTask(RGBJudgmentTask):
 
     name = "rgb-error-detection"
     kind = "error_detection"
-    adapter = RGBErrorDetectionAdapter
+    optimized_metric = optimization.METRIC_NAMES["error_detection"]
     description = (
         "RGB's ED* judge: does the answer report factual errors in the documents (wrong, "
         "inaccurate or contradictory information)? It reads the answer only, as in RGB. "
