@@ -10,9 +10,8 @@ import pytest
 
 from jurist.errors import ExitCode
 from jurist.runner import RESULTS_DB
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import OpenAICompatibleServer
-from support import loopback_config, ragbench_rows, run_cli, write_jsonl
+from support import loopback_config, ragbench_rows, ragbench_run, run_cli, write_jsonl
 
 
 def _strict(text: str) -> object:
@@ -25,7 +24,7 @@ def _strict(text: str) -> object:
 @pytest.fixture
 def llm_run(server, llm_config, tmp_path: Path) -> Path:
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
-    judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "run", llm_config)
     return tmp_path / "run"
 
 
@@ -103,7 +102,7 @@ def test_a_failed_item_shows_its_error_messages_and_raw(tmp_path, capsys):
     with OpenAICompatibleServer("not a verdict at all") as server:
         config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 0})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
 
     assert run_cli(["show", str(tmp_path / "run"), "item-0"]) == 0
     printed = capsys.readouterr().out

@@ -14,9 +14,8 @@ from pathlib import Path
 from jurist.judges.judge import program_identity
 from jurist.runner import RESULTS_DB, ResultStore
 from jurist.schemas import ItemResult, LMCall, Message, rationale_of
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import Fault, OpenAICompatibleServer
-from support import loopback_config, ragbench_answer, ragbench_rows, write_jsonl
+from support import loopback_config, ragbench_answer, ragbench_rows, ragbench_run, write_jsonl
 
 TEST_KEY = "loopback-test-key"  # the value conftest sets for JURIST_TEST_API_KEY
 
@@ -32,7 +31,7 @@ def _as_pairs(messages: list) -> list[tuple[str, str]]:
 
 def test_recorded_messages_are_what_the_server_received(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(4))
-    run = judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", llm_config)
     assert run.summary["ok"] == 4
 
     received = sorted(_as_pairs(body["messages"]) for body in server.bodies)
@@ -52,7 +51,7 @@ def test_recorded_messages_are_what_the_server_received(server, llm_config, tmp_
 
 def test_shared_messages_are_stored_once(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
-    judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "run", llm_config)
 
     with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
         count, size = db.execute("SELECT COUNT(*), SUM(LENGTH(content)) FROM messages").fetchone()
@@ -69,9 +68,9 @@ def test_shared_messages_are_stored_once(server, llm_config, tmp_path):
 
 def test_a_rejudge_into_a_new_directory_records_cache_hits_per_call(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
-    judge_ragbench(data, tmp_path / "first", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "first", llm_config)
     server.reset_count()
-    judge_ragbench(data, tmp_path / "second", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "second", llm_config)
     assert server.requests == 0
 
     first, second = _details(tmp_path / "first"), _details(tmp_path / "second")
@@ -89,7 +88,7 @@ def test_failed_items_keep_every_attempt_with_its_messages_and_raw(tmp_path):
     with OpenAICompatibleServer("no fields here, just words") as server:
         config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 1})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
         assert run.summary["failed"] == 1
         bodies = [_as_pairs(body["messages"]) for body in server.bodies]
 
@@ -106,9 +105,7 @@ def test_failed_items_keep_every_attempt_with_its_messages_and_raw(tmp_path):
 def test_a_call_that_failed_at_the_provider_is_kept_with_its_error(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
     server.inject(Fault.server_error())
-    run = judge_ragbench(
-        data, tmp_path / "run", llm_config.model_copy(update={"concurrency": 1}), progress=False
-    )
+    run = ragbench_run(data, tmp_path / "run", llm_config.model_copy(update={"concurrency": 1}))
     assert run.summary["ok"] == 1 and server.requests == 2
 
     (detail,) = _details(tmp_path / "run").values()
@@ -130,7 +127,7 @@ def test_a_key_in_the_prompt_or_the_reply_is_redacted_in_the_messages_table(tmp_
     with OpenAICompatibleServer(answer) as server:
         config = loopback_config(server.base_url, tmp_path / "cache")
         data = write_jsonl(tmp_path / "in.jsonl", rows)
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
         assert any(TEST_KEY in json.dumps(body) for body in server.bodies)  # it was really sent
 
     stored = (tmp_path / "run" / RESULTS_DB).read_bytes()
@@ -151,7 +148,7 @@ def test_baseline_judges_record_no_calls(tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
     from jurist.judges.config import JudgeConfig
 
-    judge_ragbench(data, tmp_path / "run", JudgeConfig(), progress=False)
+    ragbench_run(data, tmp_path / "run", JudgeConfig())
     details = _details(tmp_path / "run")
     assert all(detail.calls == [] for detail in details.values())
     with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
@@ -161,7 +158,7 @@ def test_baseline_judges_record_no_calls(tmp_path):
 def test_a_results_file_from_before_recorded_prompts_reads_and_is_migrated(server, llm_config, tmp_path):
     run_dir = tmp_path / "run"
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
-    judge_ragbench(data, run_dir, llm_config, progress=False)
+    ragbench_run(data, run_dir, llm_config)
     with sqlite3.connect(run_dir / RESULTS_DB) as db:  # the schema of an older jurist, item-1 unjudged
         db.execute("ALTER TABLE results DROP COLUMN calls")
         db.execute("ALTER TABLE results DROP COLUMN program")
@@ -175,7 +172,7 @@ def test_a_results_file_from_before_recorded_prompts_reads_and_is_migrated(serve
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "calls" not in columns and "messages" not in tables
 
-    resumed = judge_ragbench(data, run_dir, llm_config, progress=False)  # judges item-1 only
+    resumed = ragbench_run(data, run_dir, llm_config)  # judges item-1 only
 
     assert resumed.summary["ok"] == 2
     details = _details(run_dir)
