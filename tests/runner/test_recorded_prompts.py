@@ -11,8 +11,11 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from jurist.errors import RunDirectoryError
 from jurist.judges.judge import program_identity
-from jurist.runner import RESULTS_DB, ResultStore
+from jurist.runner import RESULTS_DB, ResultStore, versions
 from jurist.schemas import ItemResult, LMCall, Message, rationale_of
 from jurist.testing import Fault, OpenAICompatibleServer
 from support import loopback_config, ragbench_answer, ragbench_rows, ragbench_run, write_jsonl
@@ -155,30 +158,34 @@ def test_baseline_judges_record_no_calls(tmp_path):
         assert db.execute("SELECT COUNT(*) FROM messages").fetchone() == (0,)
 
 
-def test_a_results_file_from_before_recorded_prompts_reads_and_is_migrated(server, llm_config, tmp_path):
+def test_a_results_file_from_before_recorded_prompts_is_refused_not_converted(server, llm_config, tmp_path):
     run_dir = tmp_path / "run"
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
     ragbench_run(data, run_dir, llm_config)
-    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # the schema of an older jurist, item-1 unjudged
+    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # the layout before calls were recorded
         db.execute("ALTER TABLE results DROP COLUMN calls")
         db.execute("ALTER TABLE results DROP COLUMN program")
         db.execute("DROP TABLE messages")
         db.execute("DELETE FROM results WHERE id = 'item-1'")
-    with ResultStore(run_dir / RESULTS_DB) as reader:
-        old = reader.item_detail("item-0")
-    assert old is not None and old.status == "ok" and old.calls is None and old.raw
-    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # readers leave the file as it was
-        columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert "calls" not in columns and "messages" not in tables
+    before = (run_dir / RESULTS_DB).read_bytes()
+    written = f"written by jurist {versions()['jurist']} in an older layout \\(no column 'calls'\\)"
 
-    resumed = ragbench_run(data, run_dir, llm_config)  # judges item-1 only
+    with pytest.raises(RunDirectoryError, match=written):
+        ResultStore(run_dir / RESULTS_DB, read_only=True)
+    with pytest.raises(RunDirectoryError, match=written):
+        ragbench_run(data, run_dir, llm_config)
 
-    assert resumed.summary["ok"] == 2
-    details = _details(run_dir)
-    assert details["item-0"].calls is None
-    (call,) = details["item-1"].calls
-    assert call.cache_hit and [m.role for m in call.messages] == ["system", "user"]
+    assert (run_dir / RESULTS_DB).read_bytes() == before and server.requests == 2
+
+
+def test_a_store_without_its_messages_table_is_refused(tmp_path):
+    db = tmp_path / RESULTS_DB
+    ResultStore(db, judge_fingerprint="f").close()
+    with sqlite3.connect(db) as connection:
+        connection.execute("DROP TABLE messages")
+    for read_only in (False, True):
+        with pytest.raises(RunDirectoryError, match="older layout \\(no table 'messages'\\)"):
+            ResultStore(db, read_only=read_only)
 
 
 def test_program_identity_is_stored_with_every_row(tmp_path):
