@@ -152,7 +152,7 @@ class ItemDetail(BaseModel):
         program: The compiled program that judged (``{"path": ..., "sha256": ...}``), or
             ``None`` when none was used.
         calls: Every LM call with its messages and replies; ``[]`` for a judge that calls no
-            model (a baseline); ``None`` for a row written before jurist recorded prompts.
+            model (a baseline); ``None`` for a row recorded without its calls.
     """
 
     id: str

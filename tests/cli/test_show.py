@@ -10,9 +10,8 @@ import pytest
 
 from jurist.errors import ExitCode
 from jurist.runner import RESULTS_DB
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import OpenAICompatibleServer
-from support import loopback_config, ragbench_rows, run_cli, write_jsonl
+from support import loopback_config, ragbench_rows, ragbench_run, run_cli, write_jsonl
 
 
 def _strict(text: str) -> object:
@@ -25,7 +24,7 @@ def _strict(text: str) -> object:
 @pytest.fixture
 def llm_run(server, llm_config, tmp_path: Path) -> Path:
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
-    judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "run", llm_config)
     return tmp_path / "run"
 
 
@@ -74,18 +73,32 @@ def test_a_directory_that_is_not_a_run_is_exit_2(tmp_path, capsys):
     assert run_cli(["show", str(tmp_path / "missing"), "item-0"]) == ExitCode.BAD_INPUT
 
 
-def test_a_run_from_before_recorded_prompts_still_shows(llm_run, capsys):
+def test_an_item_recorded_without_its_calls_still_shows(llm_run, capsys):
     with sqlite3.connect(llm_run / RESULTS_DB) as db:
-        db.execute("ALTER TABLE results DROP COLUMN calls")
-        db.execute("ALTER TABLE results DROP COLUMN program")
-        db.execute("DROP TABLE messages")
+        db.execute("UPDATE results SET calls = NULL WHERE id = 'item-2'")
 
     assert run_cli(["show", str(llm_run), "item-2"]) == 0
     printed = capsys.readouterr().out
     assert "item-2 · ok" in printed and "no messages recorded" in printed and "raw replies (1)" in printed
     assert run_cli(["show", str(llm_run), "item-2", "--json"]) == 0
     record = _strict(capsys.readouterr().out)
-    assert isinstance(record, dict) and record["calls"] is None and "before jurist" in record["note"]
+    assert isinstance(record, dict) and record["calls"] is None
+    assert "recorded without its LM calls" in record["note"]
+
+
+def test_a_run_in_an_older_layout_is_exit_2_naming_the_version_that_wrote_it(llm_run, capsys):
+    manifest = json.loads((llm_run / "manifest.json").read_text())
+    manifest["versions"]["jurist"] = "0.0.9"
+    (llm_run / "manifest.json").write_text(json.dumps(manifest))
+    with sqlite3.connect(llm_run / RESULTS_DB) as db:  # the layout before calls were recorded
+        db.execute("ALTER TABLE results DROP COLUMN calls")
+        db.execute("ALTER TABLE results DROP COLUMN program")
+        db.execute("DROP TABLE messages")
+
+    assert run_cli(["show", str(llm_run), "item-2"]) == ExitCode.BAD_INPUT
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and error.startswith("error: ")
+    assert "written by jurist 0.0.9" in error and "no column 'calls'" in error and "--out" in error
 
 
 def test_a_baseline_item_says_it_has_no_prompt(tmp_path, capsys):
@@ -103,7 +116,7 @@ def test_a_failed_item_shows_its_error_messages_and_raw(tmp_path, capsys):
     with OpenAICompatibleServer("not a verdict at all") as server:
         config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 0})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
 
     assert run_cli(["show", str(tmp_path / "run"), "item-0"]) == 0
     printed = capsys.readouterr().out

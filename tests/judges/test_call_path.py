@@ -18,9 +18,8 @@ from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import build_lm, cache_salt, metering
 from jurist.runner import call_blocking
 from jurist.tasks import get_task
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import OpenAICompatibleServer
-from support import ragbench_rows, write_jsonl
+from support import ragbench_rows, ragbench_run, write_jsonl
 
 
 def _run(coroutine: Any) -> Any:
@@ -156,7 +155,7 @@ def test_judging_a_batch_hands_no_work_to_a_thread_pool_per_item(server, llm_con
 
     monkeypatch.setattr(concurrent.futures.ThreadPoolExecutor, "submit", counted)
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(16))
-    run = judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", llm_config)
     assert run.summary["ok"] == 16 and server.requests == 16
     # The model's capabilities, looked up once, and the run's own thread where an event loop
     # already runs in this one (call_blocking); nothing per item.
@@ -164,5 +163,5 @@ def test_judging_a_batch_hands_no_work_to_a_thread_pool_per_item(server, llm_con
 
     # Answered from the cache, the same.
     submitted = 0
-    judge_ragbench(data, tmp_path / "again", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "again", llm_config)
     assert server.requests == 16 and submitted <= 1, submitted

@@ -8,9 +8,8 @@ import pytest
 
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.judges.limits import _InFlightGate, _TokenWindow, limits_for
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import Fault, OpenAICompatibleServer
-from support import loopback_config, ragbench_answer, ragbench_rows, write_jsonl
+from support import loopback_config, ragbench_answer, ragbench_rows, ragbench_run, write_jsonl
 
 
 def _most_in_any_window(arrivals: list[float], seconds: float) -> int:
@@ -25,7 +24,7 @@ def test_rpm_holds_the_request_rate_measured_at_the_server(tmp_path):
         config = loopback_config(server.base_url, tmp_path / "cache", model="openai/rpm-judge")
         config = config.model_copy(update={"rpm": 600, "concurrency": 8})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(32))
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
         arrivals = list(server.arrivals)
     assert run.summary["ok"] == 32 and len(arrivals) == 32
     # Requests leave at least 0.1 s apart: any 1-s window holds at most 10 + 1 (the documented burst).
@@ -46,10 +45,10 @@ def test_rate_limits_change_no_fingerprint_cache_key_or_dump(tmp_path):
     with OpenAICompatibleServer(ragbench_answer) as server:
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(4))
         config = loopback_config(server.base_url, tmp_path / "cache")
-        judge_ragbench(data, tmp_path / "a", config.model_copy(update={"rpm": 6000}), progress=False)
+        ragbench_run(data, tmp_path / "a", config.model_copy(update={"rpm": 6000}))
         assert server.requests == 4
         # Without the limit, the same requests are answered from the cache: the key is unchanged.
-        again = judge_ragbench(data, tmp_path / "b", config, progress=False)
+        again = ragbench_run(data, tmp_path / "b", config)
         assert server.requests == 4 and again.summary["usage"]["cache_hits"] == 4
 
 
@@ -58,7 +57,7 @@ def test_tpm_reserves_the_prompt_estimate_and_settles_on_reported_tokens(tmp_pat
         config = loopback_config(server.base_url, tmp_path / "cache", model="openai/tpm-judge")
         config = config.model_copy(update={"tpm": 1_000_000})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(5))
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
         served = server.prompt_tokens + server.completion_tokens
     window = limits_for(config).tokens
     assert window is not None
@@ -116,7 +115,7 @@ def test_in_flight_requests_drop_after_429s_and_recover(tmp_path):
         config = loopback_config(server.base_url, tmp_path / "cache", model="openai/aimd-judge")
         config = config.model_copy(update={"concurrency": 8, "num_retries": 8})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(110))
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
         seen = list(server.in_flight_at_arrival)
         assert server.statuses[429] == 8
     assert run.summary["ok"] == 110

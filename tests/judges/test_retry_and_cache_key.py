@@ -9,9 +9,8 @@ from tenacity import RetryCallState
 from jurist.judges.config import JudgeConfig
 from jurist.judges.lm import cache_salt
 from jurist.judges.retry import BackoffWait, is_transient, retry_after_seconds
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import OpenAICompatibleServer
-from support import ragbench_answer, ragbench_rows, write_jsonl
+from support import ragbench_answer, ragbench_rows, ragbench_run, write_jsonl
 
 
 class _Hinted(Exception):
@@ -65,8 +64,8 @@ def test_two_servers_with_one_model_name_do_not_share_cache_entries(llm_config, 
         config_a = llm_config.model_copy(update={"api_base": first.base_url})
         config_b = llm_config.model_copy(update={"api_base": second.base_url})
         assert cache_salt(config_a) != cache_salt(config_b)
-        judge_ragbench(data, tmp_path / "a", config_a, progress=False)
-        judge_ragbench(data, tmp_path / "b", config_b, progress=False)
+        ragbench_run(data, tmp_path / "a", config_a)
+        ragbench_run(data, tmp_path / "b", config_b)
         assert first.requests == 3
         assert second.requests == 3  # not answered from the first server's entries
 

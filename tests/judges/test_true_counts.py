@@ -8,9 +8,8 @@ import threading
 
 import pytest
 
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import Fault, OpenAICompatibleServer, last_user_message
-from support import ragbench_answer, ragbench_rows, write_jsonl
+from support import ragbench_answer, ragbench_rows, ragbench_run, write_jsonl
 
 _ITEM = re.compile(r"What is fact number (\d+)\?")
 
@@ -49,7 +48,7 @@ def test_summary_calls_equal_the_requests_the_server_received(engine, llm_config
             Fault.server_error(),
             Fault.rate_limit(0.01),
         )
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
         received = srv.requests
         per_item: dict[str, int] = {}
         for body in list(srv.bodies):

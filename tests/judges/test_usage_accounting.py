@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jurist.tasks.ragbench import judge_ragbench
-from support import ragbench_rows, write_jsonl
+from support import ragbench_rows, ragbench_run, write_jsonl
 
 
 @pytest.mark.parametrize("engine", ["auto", "litellm"])
@@ -13,7 +12,7 @@ def test_known_model_is_priced_and_cached_answers_cost_nothing(engine, server, l
     # A model with a known price, served by the loopback server: tokens come from its usage block.
     config = llm_config.model_copy(update={"model": "openai/gpt-4o-mini", "engine": engine})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
-    run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", config)
     usage = run.summary["usage"]
     assert usage["calls"] == 3 and usage["cache_hits"] == 0
     assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
@@ -21,7 +20,7 @@ def test_known_model_is_priced_and_cached_answers_cost_nothing(engine, server, l
     assert run.items["cost"].sum() == pytest.approx(usage["cost"])
     assert run.items["prompt_tokens"].sum() == usage["prompt_tokens"]
 
-    cached = judge_ragbench(data, tmp_path / "again", config, progress=False)
+    cached = ragbench_run(data, tmp_path / "again", config)
     again = cached.summary["usage"]
     assert again["calls"] == 0 and again["cache_hits"] == 3
     assert again["prompt_tokens"] == 0 and not again["cost"]
@@ -29,7 +28,7 @@ def test_known_model_is_priced_and_cached_answers_cost_nothing(engine, server, l
 
 def test_unknown_model_has_no_cost_but_counts_tokens(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
-    run = judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", llm_config)
     usage = run.summary["usage"]
     assert usage["calls"] == 2 and usage["prompt_tokens"] > 0
     assert usage["cost"] is None

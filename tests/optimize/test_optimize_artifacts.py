@@ -23,8 +23,8 @@ from jurist.optimization._artifact import program_state
 from jurist.programs.pairwise import PairwiseJudgeProgram
 from jurist.programs.ragbench import RagbenchJudge
 from jurist.runner import versions
+from jurist.tasks import get_task
 from jurist.tasks.pairwise import make_pairwise_judge
-from jurist.tasks.ragbench import make_ragbench_judge
 
 
 def _artifact(
@@ -139,8 +139,9 @@ def test_an_artifact_of_another_task_is_refused(tmp_path):
     with pytest.raises(ArtifactError, match="compiled for the task 'ragbench', not 'pairwise'"):
         make_pairwise_judge(JudgeConfig(model="openai/x", program=path), 2)
     pairwise = write_artifact(_artifact("pairwise"), tmp_path / "pw.json")
+    ragbench = get_task("ragbench")
     with pytest.raises(ArtifactError, match="compiled for the task 'pairwise', not 'ragbench'"):
-        make_ragbench_judge(JudgeConfig(model="openai/x", program=pairwise))
+        ragbench.make_judge(JudgeConfig(model="openai/x", program=pairwise), ragbench.options())
 
 
 def test_an_artifact_for_other_options_is_refused(tmp_path):

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import mean_squared_error, roc_auc_score
 
+import jurist
 from jurist.tasks.ragbench import scoring
-from jurist.tasks.ragbench.task import score_ragbench
 from support import run_cli
 
 COVIDQA = Path(__file__).resolve().parents[1] / "data" / "ragbench" / "covidqa_rows.json"
@@ -64,7 +64,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> dict:
     data_path = _write(base / "data.json", data)
     out = base / "run"
     assert run_cli(["judge", "ragbench", str(data_path), "--out", str(out), "--no-progress"]) == 0
-    items = score_ragbench(out, gold_path).items.copy()
+    items = jurist.score("ragbench", out, gold=gold_path).items.copy()
     # 1172 as a failed item looks: status "failed", no scores.
     failed = items["id"] == "1172"
     items.loc[failed, "status"] = "failed"

@@ -17,8 +17,7 @@ from jurist.judges.lm import deferring_cache_writes, metering
 from jurist.runner import RESULTS_DB, Item, ResultStore, run_items
 from jurist.runner.store import ResultWriter
 from jurist.schemas import ItemResult
-from jurist.tasks.ragbench import judge_ragbench
-from support import ragbench_rows, write_jsonl
+from support import ragbench_rows, ragbench_run, write_jsonl
 
 
 def _result(index: int) -> ItemResult:
@@ -129,7 +128,7 @@ def test_cache_writes_are_handed_to_the_caller_inside_the_deferring_context(tmp_
 
 def test_a_run_leaves_nothing_frozen_for_the_garbage_collector(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(4))
-    judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "run", llm_config)
     assert gc.get_freeze_count() == 0
 
 

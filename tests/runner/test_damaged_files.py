@@ -14,8 +14,7 @@ from diskcache import FanoutCache
 from jurist.errors import ExitCode
 from jurist.judges.lm import JuristCache
 from jurist.runner import RESULTS_DB
-from jurist.tasks.ragbench import judge_ragbench
-from support import ragbench_rows, run_cli, write_jsonl
+from support import ragbench_rows, ragbench_run, run_cli, write_jsonl
 
 
 def _damage(path: Path, how: str) -> None:
@@ -41,7 +40,7 @@ def test_a_damaged_cache_shard_is_rebuilt_with_a_warning(how, server, llm_config
     config = llm_config.model_copy(update={"cache_dir": cache_dir})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
     with caplog.at_level(logging.WARNING, logger="jurist"):
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
 
     assert run.summary["ok"] == 3
     warnings = [record.getMessage() for record in caplog.records if record.levelno == logging.WARNING]
@@ -51,7 +50,7 @@ def test_a_damaged_cache_shard_is_rebuilt_with_a_warning(how, server, llm_config
         assert connection.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     # The rebuilt cache serves the next run.
     server.reset_count()
-    judge_ragbench(data, tmp_path / "again", config, progress=False)
+    ragbench_run(data, tmp_path / "again", config)
     assert server.requests == 0
 
 

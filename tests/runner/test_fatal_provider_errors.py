@@ -13,10 +13,9 @@ import yaml
 
 from jurist.errors import ExitCode, FatalProviderError
 from jurist.runner import RESULTS_DB, ResultStore
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import Fault, OpenAICompatibleServer
 from jurist.testing.openai_server import closed_port_url
-from support import ragbench_answer, ragbench_rows, run_cli, write_jsonl
+from support import ragbench_answer, ragbench_rows, ragbench_run, run_cli, write_jsonl
 
 
 def _config_file(path: Path, config) -> Path:
@@ -64,7 +63,7 @@ def test_refusals_are_not_retried_and_stop_the_run(engine, fault, words, server,
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(5))
     server.fail_always(fault)
     with pytest.raises(FatalProviderError) as info:
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
     assert server.requests == 1  # neither retried nor tried on the next item
     message = str(info.value)
     assert "\n" not in message
@@ -88,7 +87,7 @@ def test_items_judged_before_the_refusal_are_kept_and_the_run_resumes(llm_config
     with OpenAICompatibleServer(responder) as srv:
         config = llm_config.model_copy(update={"api_base": srv.base_url, "concurrency": 1})
         with pytest.raises(FatalProviderError):
-            judge_ragbench(data, out, config, progress=False)
+            ragbench_run(data, out, config)
         with ResultStore(out / RESULTS_DB) as store:
             assert store.counts() == {"ok": 3}
         manifest = json.loads((out / "manifest.json").read_text())
@@ -96,7 +95,7 @@ def test_items_judged_before_the_refusal_are_kept_and_the_run_resumes(llm_config
 
         srv.fail_always(None)  # a valid key again
         srv.reset_count()
-        run = judge_ragbench(data, out, config, progress=False)
+        run = ragbench_run(data, out, config)
         assert srv.requests == 5 and run.summary["ok"] == 8
 
 
@@ -124,7 +123,7 @@ def test_a_missing_provider_key_stops_the_run(server, llm_config, tmp_path):
     config = llm_config.model_copy(update={"api_key_env": None})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
     with pytest.raises(FatalProviderError, match="no API key is set.*set OPENAI_API_KEY"):
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
     assert server.requests == 0
 
 
@@ -133,7 +132,7 @@ def test_an_api_base_that_is_not_a_url_stops_the_run(engine, llm_config, tmp_pat
     config = llm_config.model_copy(update={"api_base": "127.0.0.1:9/v1", "engine": engine})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
     with pytest.raises(FatalProviderError, match="server address cannot be used.*check api_base"):
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
 
 
 # Failures that refuse every call, through the `jurist judge` command: each stops the run at

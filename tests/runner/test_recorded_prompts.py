@@ -11,12 +11,14 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from jurist.errors import RunDirectoryError
 from jurist.judges.judge import program_identity
-from jurist.runner import RESULTS_DB, ResultStore
+from jurist.runner import RESULTS_DB, ResultStore, versions
 from jurist.schemas import ItemResult, LMCall, Message, rationale_of
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import Fault, OpenAICompatibleServer
-from support import loopback_config, ragbench_answer, ragbench_rows, write_jsonl
+from support import loopback_config, ragbench_answer, ragbench_rows, ragbench_run, write_jsonl
 
 TEST_KEY = "loopback-test-key"  # the value conftest sets for JURIST_TEST_API_KEY
 
@@ -32,7 +34,7 @@ def _as_pairs(messages: list) -> list[tuple[str, str]]:
 
 def test_recorded_messages_are_what_the_server_received(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(4))
-    run = judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", llm_config)
     assert run.summary["ok"] == 4
 
     received = sorted(_as_pairs(body["messages"]) for body in server.bodies)
@@ -52,7 +54,7 @@ def test_recorded_messages_are_what_the_server_received(server, llm_config, tmp_
 
 def test_shared_messages_are_stored_once(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
-    judge_ragbench(data, tmp_path / "run", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "run", llm_config)
 
     with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
         count, size = db.execute("SELECT COUNT(*), SUM(LENGTH(content)) FROM messages").fetchone()
@@ -69,9 +71,9 @@ def test_shared_messages_are_stored_once(server, llm_config, tmp_path):
 
 def test_a_rejudge_into_a_new_directory_records_cache_hits_per_call(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
-    judge_ragbench(data, tmp_path / "first", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "first", llm_config)
     server.reset_count()
-    judge_ragbench(data, tmp_path / "second", llm_config, progress=False)
+    ragbench_run(data, tmp_path / "second", llm_config)
     assert server.requests == 0
 
     first, second = _details(tmp_path / "first"), _details(tmp_path / "second")
@@ -89,7 +91,7 @@ def test_failed_items_keep_every_attempt_with_its_messages_and_raw(tmp_path):
     with OpenAICompatibleServer("no fields here, just words") as server:
         config = loopback_config(server.base_url, tmp_path / "cache").model_copy(update={"parse_retries": 1})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
         assert run.summary["failed"] == 1
         bodies = [_as_pairs(body["messages"]) for body in server.bodies]
 
@@ -106,9 +108,7 @@ def test_failed_items_keep_every_attempt_with_its_messages_and_raw(tmp_path):
 def test_a_call_that_failed_at_the_provider_is_kept_with_its_error(server, llm_config, tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(1))
     server.inject(Fault.server_error())
-    run = judge_ragbench(
-        data, tmp_path / "run", llm_config.model_copy(update={"concurrency": 1}), progress=False
-    )
+    run = ragbench_run(data, tmp_path / "run", llm_config.model_copy(update={"concurrency": 1}))
     assert run.summary["ok"] == 1 and server.requests == 2
 
     (detail,) = _details(tmp_path / "run").values()
@@ -130,7 +130,7 @@ def test_a_key_in_the_prompt_or_the_reply_is_redacted_in_the_messages_table(tmp_
     with OpenAICompatibleServer(answer) as server:
         config = loopback_config(server.base_url, tmp_path / "cache")
         data = write_jsonl(tmp_path / "in.jsonl", rows)
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
         assert any(TEST_KEY in json.dumps(body) for body in server.bodies)  # it was really sent
 
     stored = (tmp_path / "run" / RESULTS_DB).read_bytes()
@@ -151,37 +151,41 @@ def test_baseline_judges_record_no_calls(tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
     from jurist.judges.config import JudgeConfig
 
-    judge_ragbench(data, tmp_path / "run", JudgeConfig(), progress=False)
+    ragbench_run(data, tmp_path / "run", JudgeConfig())
     details = _details(tmp_path / "run")
     assert all(detail.calls == [] for detail in details.values())
     with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
         assert db.execute("SELECT COUNT(*) FROM messages").fetchone() == (0,)
 
 
-def test_a_results_file_from_before_recorded_prompts_reads_and_is_migrated(server, llm_config, tmp_path):
+def test_a_results_file_from_before_recorded_prompts_is_refused_not_converted(server, llm_config, tmp_path):
     run_dir = tmp_path / "run"
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
-    judge_ragbench(data, run_dir, llm_config, progress=False)
-    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # the schema of an older jurist, item-1 unjudged
+    ragbench_run(data, run_dir, llm_config)
+    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # the layout before calls were recorded
         db.execute("ALTER TABLE results DROP COLUMN calls")
         db.execute("ALTER TABLE results DROP COLUMN program")
         db.execute("DROP TABLE messages")
         db.execute("DELETE FROM results WHERE id = 'item-1'")
-    with ResultStore(run_dir / RESULTS_DB) as reader:
-        old = reader.item_detail("item-0")
-    assert old is not None and old.status == "ok" and old.calls is None and old.raw
-    with sqlite3.connect(run_dir / RESULTS_DB) as db:  # readers leave the file as it was
-        columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert "calls" not in columns and "messages" not in tables
+    before = (run_dir / RESULTS_DB).read_bytes()
+    written = f"written by jurist {versions()['jurist']} in an older layout \\(no column 'calls'\\)"
 
-    resumed = judge_ragbench(data, run_dir, llm_config, progress=False)  # judges item-1 only
+    with pytest.raises(RunDirectoryError, match=written):
+        ResultStore(run_dir / RESULTS_DB, read_only=True)
+    with pytest.raises(RunDirectoryError, match=written):
+        ragbench_run(data, run_dir, llm_config)
 
-    assert resumed.summary["ok"] == 2
-    details = _details(run_dir)
-    assert details["item-0"].calls is None
-    (call,) = details["item-1"].calls
-    assert call.cache_hit and [m.role for m in call.messages] == ["system", "user"]
+    assert (run_dir / RESULTS_DB).read_bytes() == before and server.requests == 2
+
+
+def test_a_store_without_its_messages_table_is_refused(tmp_path):
+    db = tmp_path / RESULTS_DB
+    ResultStore(db, judge_fingerprint="f").close()
+    with sqlite3.connect(db) as connection:
+        connection.execute("DROP TABLE messages")
+    for read_only in (False, True):
+        with pytest.raises(RunDirectoryError, match="older layout \\(no table 'messages'\\)"):
+            ResultStore(db, read_only=read_only)
 
 
 def test_program_identity_is_stored_with_every_row(tmp_path):

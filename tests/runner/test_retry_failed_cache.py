@@ -12,9 +12,8 @@ import yaml
 from dspy.utils.exceptions import AdapterParseError
 
 from jurist.tasks import get_task
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import OpenAICompatibleServer
-from support import ragbench_answer, ragbench_rows, run_cli, write_jsonl
+from support import ragbench_answer, ragbench_rows, ragbench_run, run_cli, write_jsonl
 
 BAD = "I refuse to use your format."
 
@@ -34,20 +33,20 @@ def test_retry_failed_asks_the_provider_again_and_replaces_the_failure(llm_confi
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
     with OpenAICompatibleServer(answers) as srv:
         config = llm_config.model_copy(update={"api_base": srv.base_url})
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
         assert run.summary["failed"] == 3 and run.summary["ok"] == 0
         first_requests = srv.requests
         assert first_requests > 3  # parse retries were asked
 
         # A plain re-run keeps the recorded failures and calls nobody.
         srv.reset_count()
-        again = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        again = ragbench_run(data, tmp_path / "run", config)
         assert srv.requests == 0
         assert again.summary["failed"] == 3
 
         # The bad answers are not in the response cache: a new run directory asks again.
         srv.reset_count()
-        fresh = judge_ragbench(data, tmp_path / "fresh", config, progress=False)
+        fresh = ragbench_run(data, tmp_path / "fresh", config)
         assert srv.requests == first_requests
         assert fresh.summary["usage"]["cache_hits"] == 0
 
@@ -68,12 +67,12 @@ def test_retry_failed_asks_the_provider_again_and_replaces_the_failure(llm_confi
         code = run_cli([*command, "--retry-failed", "--no-progress"])
         assert code == 0
         assert srv.requests == 3
-        fixed = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        fixed = ragbench_run(data, tmp_path / "run", config)
         assert fixed.summary["ok"] == 3 and fixed.summary["failed"] == 0
 
         # Accepted answers are cached: another new directory costs nothing.
         srv.reset_count()
-        cached = judge_ragbench(data, tmp_path / "cached", config, progress=False)
+        cached = ragbench_run(data, tmp_path / "cached", config)
         assert srv.requests == 0 and cached.summary["usage"]["cache_hits"] == 3
 
 

@@ -81,23 +81,27 @@ def test_rows_of_another_judge_are_refused_even_under_a_matching_manifest(tmp_pa
     assert (tmp_path / "run" / MANIFEST).read_bytes() == before
 
 
-def test_a_results_file_from_before_the_fingerprint_column_is_migrated(tmp_path):
+def test_a_results_file_in_an_older_layout_is_refused_naming_the_version_that_wrote_it(tmp_path):
     judge = _judge()
     run_dir = tmp_path / "run"
     _run(run_dir, judge, count=3)
-    with sqlite3.connect(run_dir / RESULTS_DB) as connection:
+    manifest = json.loads((run_dir / MANIFEST).read_text())
+    manifest["versions"]["jurist"] = "0.0.9"
+    (run_dir / MANIFEST).write_text(json.dumps(manifest))
+    with sqlite3.connect(run_dir / RESULTS_DB) as connection:  # the first layout had no fingerprints
         connection.execute("ALTER TABLE results DROP COLUMN judge_fingerprint")
-    with ResultStore(run_dir / RESULTS_DB) as reader:  # readers do not change the file
-        assert reader.fingerprints() == {None}
-    with sqlite3.connect(run_dir / RESULTS_DB) as connection:
-        columns = {row[1] for row in connection.execute("PRAGMA table_info(results)")}
-    assert "judge_fingerprint" not in columns
+    before = (run_dir / RESULTS_DB).read_bytes()
 
-    summary = _run(run_dir, judge, count=5)
+    for attempt in (lambda: _run(run_dir, judge, count=5), lambda: ResultStore(run_dir / RESULTS_DB)):
+        with pytest.raises(RunDirectoryError) as info:
+            attempt()
+        message = str(info.value)
+        assert "\n" not in message and str(run_dir / RESULTS_DB) in message
+        assert "written by jurist 0.0.9" in message and "no column 'judge_fingerprint'" in message
+        assert "new --out directory" in message
 
-    assert summary.skipped == 3 and summary.judged == 2
-    assert _fingerprints(run_dir) == [None, None, None, judge.fingerprint(), judge.fingerprint()]
-    assert json.loads((run_dir / MANIFEST).read_text())["counts"] == {"ok": 5, "failed": 0}
+    assert (run_dir / RESULTS_DB).read_bytes() == before  # nothing converted, nothing judged
+    assert json.loads((run_dir / MANIFEST).read_text())["versions"]["jurist"] == "0.0.9"
 
 
 def test_an_empty_results_file_without_manifest_is_adopted(tmp_path):

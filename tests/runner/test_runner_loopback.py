@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from jurist.runner import RESULTS_DB, ResultStore
-from jurist.tasks.ragbench import judge_ragbench
 from jurist.testing import Fault, OpenAICompatibleServer, last_user_message
-from support import ragbench_answer, ragbench_rows, write_jsonl
+from support import ragbench_answer, ragbench_rows, ragbench_run, write_jsonl
 
 
 def _results(run_dir: Path) -> dict[str, dict]:
@@ -28,7 +27,7 @@ def _results(run_dir: Path) -> dict[str, dict]:
 def test_batch_then_rerun_makes_no_requests(engine, server, llm_config, tmp_path):
     config = llm_config.model_copy(update={"engine": engine})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(12))
-    run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", config)
     assert run.summary["ok"] == 12 and run.summary["failed"] == 0
     assert server.requests == 12
     assert run.summary["usage"]["calls"] == 12
@@ -36,13 +35,13 @@ def test_batch_then_rerun_makes_no_requests(engine, server, llm_config, tmp_path
     assert run.summary["dropped_keys"] == 12
 
     server.reset_count()
-    again = judge_ragbench(data, tmp_path / "run", config, progress=False)
+    again = ragbench_run(data, tmp_path / "run", config)
     assert server.requests == 0
     assert again.summary["ok"] == 12
     assert _results(tmp_path / "run").keys() == {f"item-{i}" for i in range(12)}
 
     # A new run directory with the same config is answered from the response cache.
-    fresh = judge_ragbench(data, tmp_path / "run2", config, progress=False)
+    fresh = ragbench_run(data, tmp_path / "run2", config)
     assert server.requests == 0
     assert fresh.summary["usage"]["cache_hits"] == 12
     assert fresh.items.sort_values("id")["context_relevance"].tolist() == (
@@ -55,7 +54,7 @@ def test_rate_limits_and_server_errors_are_retried(engine, server, llm_config, t
     config = llm_config.model_copy(update={"engine": engine, "concurrency": 1})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(5))
     server.inject(Fault.rate_limit(0.05), Fault.server_error(), Fault.rate_limit(0.05), Fault.server_error())
-    run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", config)
     assert run.summary["ok"] == 5
     assert server.requests == 5 + 4
 
@@ -64,7 +63,7 @@ def test_timeout_is_retried(server, llm_config, tmp_path):
     config = llm_config.model_copy(update={"timeout": 0.5, "concurrency": 1})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(2))
     server.inject(Fault.slow(1.5))
-    run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", config)
     assert run.summary["ok"] == 2
     assert server.requests == 3
 
@@ -78,7 +77,7 @@ def test_malformed_answer_becomes_failed_item_with_raw_text(llm_config, tmp_path
     with OpenAICompatibleServer(responder) as srv:
         config = llm_config.model_copy(update={"api_base": srv.base_url})
         data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(6))
-        run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+        run = ragbench_run(data, tmp_path / "run", config)
         assert run.summary["ok"] == 5
         assert run.summary["failed"] == 1
         assert run.summary["failed_ids"] == ["item-3"]
@@ -98,7 +97,7 @@ def test_malformed_answer_becomes_failed_item_with_raw_text(llm_config, tmp_path
 
         # Re-running keeps the failure (no new requests) unless asked to retry it.
         srv.reset_count()
-        judge_ragbench(data, tmp_path / "run", config, progress=False)
+        ragbench_run(data, tmp_path / "run", config)
         assert srv.requests == 0
 
 
@@ -107,12 +106,12 @@ def test_provider_refusal_of_one_item_is_recorded_not_raised(server, llm_config,
     config = llm_config.model_copy(update={"concurrency": 1})
     data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(3))
     server.inject(Fault(status=400))
-    run = judge_ragbench(data, tmp_path / "run", config, progress=False)
+    run = ragbench_run(data, tmp_path / "run", config)
     assert run.summary["ok"] == 2 and run.summary["failed"] == 1
     failed = run.items[run.items["status"] == "failed"].iloc[0]
     assert "InvalidRequest" in failed["error_type"]
     # A failed item is judged again on request.
-    again = judge_ragbench(data, tmp_path / "run", config, retry_failed=True, progress=False)
+    again = ragbench_run(data, tmp_path / "run", config, retry_failed=True)
     assert again.summary["ok"] == 3
 
 
@@ -181,7 +180,7 @@ def test_killed_run_resumes_to_the_same_results(llm_config, tmp_path):
     # The same results as an uninterrupted run.
     with OpenAICompatibleServer(ragbench_answer) as srv:
         config = llm_config.model_copy(update={"api_base": srv.base_url, "cache_dir": tmp_path / "cache-b"})
-        judge_ragbench(data, tmp_path / "clean", config, progress=False)
+        ragbench_run(data, tmp_path / "clean", config)
     clean = _results(tmp_path / "clean")
     assert {key: value["output"] for key, value in final.items()} == {
         key: value["output"] for key, value in clean.items()

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 KNOWN_IDS_SHOWN = 5
 """How many recorded ids an unknown-id error lists."""
 
-NOT_RECORDED = "no messages recorded: this run was written before jurist recorded prompts"
+NOT_RECORDED = "no messages recorded: the item was recorded without its LM calls"
 BASELINE_NO_PROMPT = "baseline judge: no prompt (an offline rule-based judge calls no model)"
 NO_CALLS = "no LM calls recorded for this item"
 

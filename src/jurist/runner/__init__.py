@@ -6,10 +6,10 @@ directory's one-writer lock, for anything else that writes into it (exports).
 """
 
 from jurist.runner.blocking import call_blocking
-from jurist.runner.engine import MANIFEST, Item, RunSummary, run_items, versions
+from jurist.runner.engine import Item, RunSummary, run_items, versions
 from jurist.runner.lock import LOCK_FILE, run_lock
 from jurist.runner.scale import JudgeRecipe, Scale, current_scale, scaling
-from jurist.runner.store import RESULTS_DB, ResultStore, iter_run_results
+from jurist.runner.store import MANIFEST, RESULTS_DB, ResultStore, iter_run_results
 
 __all__ = [
     "LOCK_FILE",

@@ -77,11 +77,9 @@ from jurist.runner.given import with_given
 from jurist.runner.lock import run_lock
 from jurist.runner.plan import capture, planning_active
 from jurist.runner.scale import JudgeRecipe, Scale, current_scale, worker_count
-from jurist.runner.store import RESULTS_DB, ResultStore, ResultWriter
+from jurist.runner.store import MANIFEST, RESULTS_DB, ResultStore, ResultWriter
 from jurist.runner.tally import Item, RunSummary, Tally, judge_one, pending, to_judge
 from jurist.schemas import ItemResult, Usage
-
-MANIFEST = "manifest.json"
 
 
 def versions() -> dict[str, str]:

@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from jurist.errors import UnfinishedRunError
-from jurist.runner.engine import MANIFEST
 from jurist.runner.lock import lock_holder
-from jurist.runner.store import RESULTS_DB, RESULTS_JSONL, ResultStore
+from jurist.runner.store import MANIFEST, RESULTS_DB, RESULTS_JSONL, ResultStore
 
 __all__ = ["DEPTH", "Unfinished", "check_finished", "partial_note", "unfinished_runs"]
 

@@ -7,13 +7,12 @@ interrupted. A process killed at any moment keeps every item committed before, a
 resumed run skips them. Item ids are the primary key: an item can never be recorded twice.
 
 Every row carries the fingerprint of the judge that produced it (column
-``judge_fingerprint``; files written before the column existed get it added, with ``NULL``
-for their old rows), so the runner can refuse to mix two judges' results in one directory.
+``judge_fingerprint``), so the runner can refuse to mix two judges' results in one directory.
 
 Every row records the item's position in its dataset (column ``pos``), and reads return rows
-in dataset order (rows without a position, written by an older jurist, after them, in the order
-they finished). So a run's exports are in the same order however its items were judged (one
-process, several, or Ray) and whatever order they finished in.
+in dataset order (rows recorded without a position after them, in the order they finished).
+So a run's exports are in the same order however its items were judged (one process,
+several, or Ray) and whatever order they finished in.
 
 Every row also keeps the item's LM calls (column ``calls``: per call its parse attempt, the
 messages sent, its replies, cache hit or not, tokens, cost, latency, error) and the
@@ -21,10 +20,8 @@ compiled program that judged it (column ``program``). The message texts are kept
 each, in the table ``messages`` keyed by the SHA-256 of the text; a call refers to them by
 hash (``[role, sha256]`` per message) and to its replies by their index in the row's
 ``raw``. The system message and few-shot demos every item shares are stored once, so a
-run grows by the per-item text only, not by the prompt's size times the items. Files
-written before these existed get them added when a judge writes to them again; their old
-rows read back with ``calls`` unknown (``None``). Read an item in full with
-:meth:`ResultStore.item_detail`.
+run grows by the per-item text only, not by the prompt's size times the items. Read an
+item in full with :meth:`ResultStore.item_detail`.
 
 Every row is redacted before it is written (:mod:`jurist.redaction`): an API key the
 provider echoed into an error, a raw reply, the parsed output or a message (a key pasted
@@ -32,7 +29,9 @@ into the judged text) never reaches the file. A message is hashed after redactio
 
 A damaged file (not a database, truncated, malformed) is never read past the damage: it
 raises :class:`jurist.errors.RunDirectoryError`, whose message names the file and says how
-to recover, instead of a traceback.
+to recover, instead of a traceback. So does a file in an older layout (one written before
+a column or table above existed): it is not converted; the message names the jurist
+version that wrote it (from the run's manifest) and says how to judge the run again.
 """
 
 from __future__ import annotations
@@ -48,6 +47,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
+from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -57,6 +57,9 @@ from jurist.schemas import ItemDetail, ItemResult, LMCall, Message, Usage, ratio
 
 RESULTS_DB = "results.sqlite"
 """The file of a run directory that holds its finished items."""
+
+MANIFEST = "manifest.json"
+"""The file of a run directory that describes the run (task, judge, data, versions, status)."""
 
 RESULTS_JSONL = "results.jsonl"
 """The export of every recorded item, written next to ``results.sqlite`` after scoring."""
@@ -90,7 +93,10 @@ CREATE TABLE IF NOT EXISTS results (
 
 _ORDER_INDEX = "CREATE INDEX IF NOT EXISTS results_order ON results (pos IS NULL, pos, seq)"
 _ORDER = "ORDER BY pos IS NULL, pos, seq"
-"""Dataset order; rows without a position (older files) last, in the order they finished."""
+"""Dataset order; rows recorded without a position last, in the order they finished."""
+
+_COLUMNS = ("judge_fingerprint", "calls", "program", "pos")
+"""The columns of ``results`` the first layout lacked, in the order later versions added them."""
 
 _MESSAGES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -116,6 +122,26 @@ def damaged_store_error(path: Path, reason: str) -> RunDirectoryError:
         f"{path} is damaged ({reason}): move it aside (mv {path} {path}.damaged), then run the "
         f"`jurist judge` command of this run again with --out {path.parent}: it judges the items "
         "anew, and answers in the response cache cost nothing"
+    )
+
+
+def old_layout_error(path: Path, missing: str) -> RunDirectoryError:
+    """The error for a ``results.sqlite`` in a layout this jurist does not read (it lacks
+    ``missing``): it names the jurist version that wrote the run, as its manifest records it,
+    and says to judge the run again (answers in the response cache cost nothing)."""
+    try:
+        written = json.loads((path.parent / MANIFEST).read_text(encoding="utf-8"))["versions"]["jurist"]
+    except (OSError, ValueError, KeyError, TypeError):
+        written = None
+    try:
+        current = metadata.version("jurist")
+    except metadata.PackageNotFoundError:
+        current = "unknown"
+    by = f"jurist {written}" if isinstance(written, str) else "an older jurist (no version in its manifest)"
+    return RunDirectoryError(
+        f"{path} was written by {by} in an older layout (no {missing}) that jurist {current} does not "
+        f"read: run the `jurist judge` command of this run again with a new --out directory (answers "
+        "in the response cache cost nothing), or read this run with the jurist version that wrote it"
     )
 
 
@@ -206,41 +232,31 @@ class ResultStore:
             )
 
     def _open(self) -> None:
+        self._check_layout()  # before anything is written: a refused file is left as it was
         if not self._read_only:
             self._db.execute("PRAGMA journal_mode=WAL")
             # NORMAL is durable against a killed process (the OS keeps the WAL); FULL adds power loss.
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
-        self._has_fingerprint = "judge_fingerprint" in columns
-        self._has_calls = "calls" in columns and "program" in columns
-        self._has_pos = "pos" in columns
-        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        self._has_messages = "messages" in tables
-        if self.judge_fingerprint is not None:
-            self._migrate()
+            self._db.execute(_MESSAGES_SCHEMA)
+            self._db.execute(_ORDER_INDEX)
         # Reads every page of an index: a truncated or overwritten file fails here, mostly. (The
         # file is never opened other than through SQLite: closing another descriptor of it would
         # drop this process's SQLite locks, and another process could then delete a live WAL.)
         self._db.execute("SELECT COUNT(*) FROM results").fetchone()
 
-    def _migrate(self) -> None:
-        """Add what a writer needs to a file written by an older jurist: the columns
-        ``judge_fingerprint``, ``calls``, ``program`` and ``pos`` (``NULL`` for old rows), the
-        table ``messages`` and the index of the reading order. Readers never call this: they
-        leave the file as it is."""
+    def _check_layout(self) -> None:
+        """Refuse a file in an older layout (see :func:`old_layout_error`); nothing is changed.
+        A file without a ``results`` table (a new one) passes."""
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
-        for column, kind in (
-            ("judge_fingerprint", "TEXT"),
-            ("calls", "TEXT"),
-            ("program", "TEXT"),
-            ("pos", "INTEGER"),
-        ):
-            if column not in columns:
-                self._db.execute(f"ALTER TABLE results ADD COLUMN {column} {kind}")
-        self._db.execute(_MESSAGES_SCHEMA)
-        self._db.execute(_ORDER_INDEX)
-        self._has_fingerprint = self._has_calls = self._has_messages = self._has_pos = True
+        if not columns:
+            return
+        missing = [column for column in _COLUMNS if column not in columns]
+        if missing:
+            raise old_layout_error(self.path, f"column {missing[0]!r}")
+        tables = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        if ("messages",) not in tables:
+            raise old_layout_error(self.path, "table 'messages'")
 
     def _guard(self, action: Callable[[], T]) -> T:
         try:
@@ -300,8 +316,6 @@ class ResultStore:
         if not rows:
             return
         new = [(digest, text) for digest, text in batch.messages.items() if digest not in self._known]
-        if not (self._has_fingerprint and self._has_calls and self._has_messages and self._has_pos):
-            self._guard(self._migrate)
 
         def write() -> None:
             self._db.execute("BEGIN")
@@ -391,9 +405,7 @@ class ResultStore:
         return {status: count for status, count in rows}
 
     def fingerprints(self) -> set[str | None]:
-        """The judge fingerprints of the recorded rows (``None`` for rows older than the column)."""
-        if not self._has_fingerprint:
-            return {None} if self.counts() else set()
+        """The judge fingerprints of the recorded rows (``None`` for rows recorded without one)."""
         rows = self._guard(
             lambda: self._db.execute("SELECT DISTINCT judge_fingerprint FROM results").fetchall()
         )
@@ -410,16 +422,12 @@ class ResultStore:
 
         return self._guard(read)
 
-    @property
-    def _order(self) -> str:
-        return _ORDER if self._has_pos else "ORDER BY seq"
-
     def iter_results(self, batch_size: int = 1000) -> Iterator[ItemResult]:
         """Every recorded item in dataset order, read in batches (bounded memory)."""
         cursor = self._guard(
             lambda: self._db.execute(
                 "SELECT id, status, output, error, error_type, raw, attempts, latency_s, usage "
-                f"FROM results {self._order}"
+                f"FROM results {_ORDER}"
             )
         )
         while rows := self._guard(lambda: cursor.fetchmany(batch_size)):
@@ -438,7 +446,7 @@ class ResultStore:
 
     def item_ids(self, limit: int | None = None) -> list[str]:
         """Recorded item ids in dataset order (the first ``limit`` of them)."""
-        query = f"SELECT id FROM results {self._order}" + (" LIMIT ?" if limit is not None else "")
+        query = f"SELECT id FROM results {_ORDER}" + (" LIMIT ?" if limit is not None else "")
         parameters: tuple[Any, ...] = (limit,) if limit is not None else ()
         rows = self._guard(lambda: self._db.execute(query, parameters).fetchall())
         return [row[0] for row in rows]
@@ -447,19 +455,17 @@ class ResultStore:
         """Everything recorded about one item, its LM calls with their full messages included.
 
         Returns:
-            The item in full, or ``None`` if no item has this id. Its ``calls`` is ``None``
-            for a row written before jurist recorded prompts, and ``[]`` for a judge that
-            calls no model (a baseline).
+            The item in full, or ``None`` if no item has this id. Its ``calls`` is ``[]``
+            for a judge that calls no model (a baseline), and ``None`` for a row recorded
+            without its calls (an :class:`~jurist.schemas.ItemResult` whose ``calls`` is ``None``).
 
         Raises:
             RunDirectoryError: The file is damaged.
         """
-        extra = ", judge_fingerprint" if self._has_fingerprint else ", NULL"
-        extra += ", calls, program" if self._has_calls else ", NULL, NULL"
         row = self._guard(
             lambda: self._db.execute(
-                "SELECT id, status, output, error, error_type, raw, attempts, latency_s, usage"
-                f"{extra} FROM results WHERE id = ?",
+                "SELECT id, status, output, error, error_type, raw, attempts, latency_s, usage, "
+                "judge_fingerprint, calls, program FROM results WHERE id = ?",
                 (item_id,),
             ).fetchone()
         )
@@ -520,7 +526,7 @@ class ResultStore:
         return calls
 
     def _message_texts(self, hashes: set[str]) -> dict[str, str]:
-        if not hashes or not self._has_messages:
+        if not hashes:
             return {}
         wanted = sorted(hashes)
 

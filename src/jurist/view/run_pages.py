@@ -184,7 +184,7 @@ def item_page(viewer: Viewer, identifier: str, item_id: str) -> dict[str, Any]:
     calls_note = None
     if detail is not None:
         if detail.calls is None:
-            calls_note = "no messages recorded: this run was written before jurist recorded prompts"
+            calls_note = "no messages recorded: the item was recorded without its LM calls"
         elif not detail.calls:
             calls_note = (
                 "baseline judge: no prompt (an offline rule-based judge calls no model)"

@@ -4,7 +4,7 @@
   "use strict";
 
   var NOTES = {
-    notRecorded: "No messages recorded: this run was written before jurist recorded prompts.",
+    notRecorded: "No messages recorded: the item was recorded without its LM calls.",
     baseline: "Baseline judge: no prompt (an offline rule-based judge calls no model).",
     noCalls: "No LM calls recorded for this item.",
     missing: "Nothing recorded for this item in results.sqlite."

@@ -11,7 +11,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.ragbench import load_ragbench
-from jurist.judges.config import JudgeConfig, load_config
+from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.optimization import MetricResult
 from jurist.programs.ragbench import RagbenchJudge
@@ -191,32 +191,3 @@ def run_info_dataset(run_dir: Path) -> Path | None:
     except (ValueError, AttributeError):
         return None
     return Path(path) if isinstance(path, str) else None
-
-
-TASK = RagbenchTask()
-
-
-def judge_ragbench(
-    input_path: str | Path,
-    out_dir: str | Path,
-    config: JudgeConfig | str | Path | None = None,
-    *,
-    retry_failed: bool = False,
-    progress: bool = True,
-) -> JudgeRun:
-    """Judge every row of a RAGBench file into ``out_dir`` and write its exports
-    (``jurist.judge("ragbench", ...)`` under its historical name)."""
-    judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
-    return run_judgment(
-        TASK, input_path, out_dir, judge_config, TASK.options(), retry_failed=retry_failed, progress=progress
-    )
-
-
-def score_ragbench(results: str | Path, gold: str | Path | None = None, *, write: bool = False) -> Scores:
-    """Score recorded RAGBench results (a run directory or its ``results.jsonl``); no model is called."""
-    return TASK.score(results, TASK.options(), gold=gold, write=write)
-
-
-def make_ragbench_judge(config: JudgeConfig) -> Judge:
-    """The judge a config names: the offline baseline, the LLM program, or a compiled program."""
-    return TASK.make_judge(config, TASK.options())
