@@ -17,7 +17,8 @@ from rgb_support import DATA_DIR
 import jurist
 from jurist.errors import ConfigError
 from jurist.tasks import get_task
-from jurist.tasks.rgb import RGBOptions, score_rgb_predictions
+from jurist.tasks.rgb import RGBOptions
+from jurist.tasks.rgb.predictions import score_rgb_predictions
 from jurist.verbs import optimize
 from support import run_cli
 
