@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from jurist.judges.config import JudgeConfig, load_config
     from jurist.tasks import Task, get_task, register_task, task_names
     from jurist.tasks._metric import Metric, MetricValue
-    from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
     from jurist.testing import OpenAICompatibleServer
     from jurist.verbs import calibrate, estimate, estimate_calibration, judge, optimize, prompt, score
 
@@ -55,9 +54,7 @@ __all__ = [
     "optimize",
     "prompt",
     "register_task",
-    "run_rgb_suite",
     "score",
-    "score_rgb_predictions",
     "task_names",
 ]
 

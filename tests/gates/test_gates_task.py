@@ -11,7 +11,6 @@ import jurist
 from jurist.cli.task_options import split_task_arguments
 from jurist.errors import ConfigError
 from jurist.tasks import get_task
-from jurist.tasks._contract import overrides_judge
 from jurist.tasks.gates import GateReport, GatesTask, run_gate
 from jurist.tasks.gates.render import questions_frame, render_markdown, report_to_dict
 from jurist.tasks.gates.scoring import score_traces
@@ -55,7 +54,7 @@ def files(tmp_path: Path) -> tuple[Path, Path]:
 def test_gates_is_registered_and_serves_judge_score_and_prompt():
     task = get_task("gates")
     assert isinstance(task, GatesTask)
-    assert not overrides_judge(task)  # the claim judge is an ordinary run of the judging loop
+    assert not hasattr(type(task), "judge")  # the claim judge is an ordinary run of the judging loop
     assert task.verbs == ["judge", "score", "prompt"]
     options = {"gold", "thresholds", "precision_min", "fail_on_na", "refusal_token"}
     assert options <= set(task.Options.model_fields)

@@ -100,3 +100,37 @@ def write_rgb(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return path
+
+
+def run_suite(data: Any, out: Path, config: Any = None, *, workers: int = 1, **options: Any) -> Any:
+    """The RGB suite as ``jurist.judge("rgb", data, config, out=out, options=options)`` runs it
+    (no progress bars): its :class:`~jurist.tasks.rgb.RGBSuiteRun`."""
+    import jurist
+
+    judged = jurist.judge("rgb", data, config, out=out, options=options, progress=False, workers=workers)
+    return judged.extra["suite"]
+
+
+def run_setting(
+    setting: Any, out: Path, config: Any = None, *, judge_config: Any = None, workers: int = 1
+) -> Any:
+    """One RGB set at one setting (an :class:`~jurist.tasks.rgb.RGBSetting`), as the suite runs
+    it on the setting's file with that set alone: its :class:`~jurist.tasks.rgb.RGBRun`."""
+    options: dict[str, Any] = {"languages": [setting.language], "judge_config": judge_config}
+    if setting.set in ("counterfactual", "closed_book"):
+        options.update(
+            sets=["counterfactual"],
+            counterfactual_noise_rate=setting.noise_rate,
+            correct_rate=setting.correct_rate,
+            closed_book=setting.set == "closed_book",
+        )
+        if setting.set == "counterfactual":
+            options["passage_num"] = setting.passage_num
+    else:
+        options.update(sets=[setting.set], passage_num=setting.passage_num)
+        if setting.set == "noise":
+            options["noise_rates"] = [setting.noise_rate]
+        elif setting.set == "integration":
+            options["integration_noise_rates"] = [setting.noise_rate]
+    suite = run_suite(setting.path, out, config, workers=workers, **options)
+    return next(run for run in suite.runs if run.setting.name == setting.name)

@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rgb_support import DATA_DIR, fact_rows, write_rgb
+from rgb_support import DATA_DIR, fact_rows, run_setting, write_rgb
 
 from jurist.datasets.rgb import load_rgb, read_rgb_prediction_file, read_rgb_predictions, script_language
 from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.rgb import chatgpt_detects_error, chatgpt_rejects, counterfactual_score, fact_check
-from jurist.tasks.rgb import RGBSetting, run_rgb, score_rgb_predictions
+from jurist.tasks.rgb import RGBSetting
+from jurist.tasks.rgb.predictions import score_rgb_predictions
 from jurist.testing import OpenAICompatibleServer
 from support import run_cli
 
@@ -257,7 +258,7 @@ def test_the_suite_counts_no_correction_when_the_model_rejects_counterfactual_da
             cache_dir=tmp_path / "cache",
             retry_max_wait=0.2,
         )
-        run = run_rgb(setting, tmp_path / "out", config, progress=False)
+        run = run_setting(setting, tmp_path / "out", config)
     scores = run.scores
     assert all(record["label"] == [-1] for record in run.records)
     assert (scores["fact_tt"], scores["fact_check_rate"]) == (3, 1.0)

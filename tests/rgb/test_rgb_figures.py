@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from rgb_support import DATA_DIR
+from rgb_support import DATA_DIR, run_suite
 
 from figure_checks import by_title, check_figures
 from jurist.errors import ConfigError
@@ -15,16 +15,13 @@ from jurist.judges.config import load_config
 from jurist.metrics.gold_agreement import wilson_interval
 from jurist.tasks import get_task
 from jurist.tasks._contract import run_judgment
-from jurist.tasks.rgb import run_rgb_suite
 from jurist.tasks.rgb.task import suite_scores
 from support import run_cli
 
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory):
-    return run_rgb_suite(
-        DATA_DIR, tmp_path_factory.mktemp("rgb-figures") / "out", chart=False, progress=False
-    )
+    return run_suite(DATA_DIR, tmp_path_factory.mktemp("rgb-figures") / "out", chart=False)
 
 
 def test_suite_figures_are_the_papers_tables(suite) -> None:
@@ -95,7 +92,7 @@ def judged(request, tmp_path_factory: pytest.TempPathFactory):
     return (
         task,
         options,
-        run_judgment(task, "sample:rgb-judgments", out, load_config(None), options, progress=False),
+        run_judgment(task, "sample:rgb-judgments", out, load_config(None), options),
     )
 
 

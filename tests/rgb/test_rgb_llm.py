@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 
-from rgb_support import FACTUAL_ERRORS_EN, fact_rows, plain_rows, rgb_reply, write_rgb
+from rgb_support import FACTUAL_ERRORS_EN, fact_rows, plain_rows, rgb_reply, run_setting, write_rgb
 
 from jurist.datasets.rgb import RGBRow, load_rgb_prompts, prepare_instance
 from jurist.judges.judge import LLMJudge
 from jurist.programs.rgb import RGBResponder, responder_postprocess
-from jurist.tasks.rgb import RGBSetting, run_rgb
+from jurist.tasks.rgb import RGBSetting
 from jurist.testing import Fault, OpenAICompatibleServer
 
 
@@ -29,7 +29,7 @@ def _setting(path, *, language="en", kind="plain", noise_rate=0.0, **extra):
 def test_model_under_test_gets_rgbs_exact_messages(rgb_server, rgb_config, tmp_path):
     rows = plain_rows(4)
     path = write_rgb(tmp_path / "data" / "en.json", rows)
-    run = run_rgb(_setting(path, noise_rate=0.4), tmp_path / "out", rgb_config, progress=False)
+    run = run_setting(_setting(path, noise_rate=0.4), tmp_path / "out", rgb_config)
     assert run.scores["ok"] == 4 and rgb_server.requests == 4
     prompt = load_rgb_prompts()["en"]
     sent = {json.loads(json.dumps(body))["messages"][1]["content"]: body for body in rgb_server.bodies}
@@ -51,7 +51,7 @@ def test_model_under_test_gets_rgbs_exact_messages(rgb_server, rgb_config, tmp_p
     assert manifest["usage"]["calls"] == 4 and manifest["dataset"]["noise_rate"] == 0.4
 
     rgb_server.reset_count()
-    again = run_rgb(_setting(path, noise_rate=0.4), tmp_path / "out", rgb_config, progress=False)
+    again = run_setting(_setting(path, noise_rate=0.4), tmp_path / "out", rgb_config)
     assert rgb_server.requests == 0 and again.scores == run.scores
 
 
@@ -60,7 +60,7 @@ def test_chinese_prompt_and_space_removal(rgb_server, rgb_config, tmp_path):
         {"id": 1, "query": "谁赢了？", "answer": ["12人"], "positive": ["死亡 12 人。"], "negative": []},
     ]
     path = write_rgb(tmp_path / "data" / "zh.json", rows)
-    run = run_rgb(_setting(path, language="zh", noise_rate=0.0), tmp_path / "out", rgb_config, progress=False)
+    run = run_setting(_setting(path, language="zh", noise_rate=0.0), tmp_path / "out", rgb_config)
     body = rgb_server.bodies[0]
     assert body["messages"][0]["content"] == load_rgb_prompts()["zh"].system
     assert body["messages"][1]["content"].startswith("文档：\n")
@@ -71,21 +71,21 @@ def test_chinese_prompt_and_space_removal(rgb_server, rgb_config, tmp_path):
 
 def test_closed_book_sends_no_system_message(rgb_server, rgb_config, tmp_path):
     path = write_rgb(tmp_path / "data" / "en_fact.json", fact_rows(2))
-    run = run_rgb(
+    run = run_setting(
         _setting(path, kind="fact", passage_num=0, set="closed_book"),
         tmp_path / "out",
         rgb_config,
-        progress=False,
     )
-    assert all(len(body["messages"]) == 1 for body in rgb_server.bodies)
-    assert rgb_server.bodies[0]["messages"][0]["content"].startswith("Document:\n \n\nQuestion:")
+    closed = [body for body in rgb_server.bodies if len(body["messages"]) == 1]  # no system message
+    assert len(closed) == 2 and all(body["messages"][0]["role"] == "user" for body in closed)
+    assert closed[0]["messages"][0]["content"].startswith("Document:\n \n\nQuestion:")
     assert run.scores["all_rate"] == 0.0 and run.scores["nums"] == 2
 
 
 def test_rejection_judge_runs_through_the_core_pipeline(rgb_server, rgb_config, tmp_path):
     path = write_rgb(tmp_path / "data" / "en.json", plain_rows(4))
     setting = _setting(path, noise_rate=1.0, judge="rejection", set="rejection")
-    run = run_rgb(setting, tmp_path / "out", rgb_config, judge_config=rgb_config, progress=False)
+    run = run_setting(setting, tmp_path / "out", rgb_config, judge_config=rgb_config)
     assert rgb_server.requests == 8  # 4 answers, 4 judgments
     assert all(record["label"] == [-1] and record["judged"] is True for record in run.records)
     assert run.scores["all_rate"] == 1.0
@@ -101,14 +101,14 @@ def test_rejection_judge_runs_through_the_core_pipeline(rgb_server, rgb_config, 
     assert len(judged) == 4 and "insufficient information" in judged[0]["messages"][-1]["content"]
     assert (run.judge_dir / "manifest.json").is_file()
     rgb_server.reset_count()
-    run_rgb(setting, tmp_path / "out", rgb_config, judge_config=rgb_config, progress=False)
+    run_setting(setting, tmp_path / "out", rgb_config, judge_config=rgb_config)
     assert rgb_server.requests == 0
 
 
 def test_error_detection_judge_and_correction(rgb_server, rgb_config, tmp_path):
     path = write_rgb(tmp_path / "data" / "en_fact.json", fact_rows(3))
     setting = _setting(path, kind="fact", correct_rate=0.4, judge="error_detection", set="counterfactual")
-    run = run_rgb(setting, tmp_path / "out", rgb_config, judge_config=rgb_config, progress=False)
+    run = run_setting(setting, tmp_path / "out", rgb_config, judge_config=rgb_config)
     scores = run.scores
     assert scores["fact_tt"] == 3 and scores["fact_check_rate"] == 1.0  # every answer says "factual errors"
     corrected = sum(0 not in record["label"] for record in run.records)
@@ -119,11 +119,10 @@ def test_error_detection_judge_and_correction(rgb_server, rgb_config, tmp_path):
 
 def test_keyword_judge_is_the_offline_default(rgb_server, rgb_config, tmp_path):
     path = write_rgb(tmp_path / "data" / "en.json", plain_rows(2))
-    run = run_rgb(
+    run = run_setting(
         _setting(path, noise_rate=1.0, judge="rejection", set="rejection"),
         tmp_path / "out",
         rgb_config,
-        progress=False,
     )
     assert rgb_server.requests == 2  # only the answers; the keyword judge calls nothing
     assert run.scores["judge"]["judge"] == "rgb-rejection-keywords" and run.scores["judge"]["rate"] == 1.0
@@ -142,7 +141,7 @@ def test_unparseable_judgment_and_refused_answer_are_failed_not_scored(rgb_confi
         server.inject(Fault(status=400))  # the first answer is refused by the provider
         path = write_rgb(tmp_path / "data" / "en.json", plain_rows(3))
         setting = _setting(path, noise_rate=1.0, judge="rejection", set="rejection")
-        run = run_rgb(setting, tmp_path / "out", config, judge_config=config, progress=False)
+        run = run_setting(setting, tmp_path / "out", config, judge_config=config)
     scores = run.scores
     assert (scores["items"], scores["ok"], scores["failed"], scores["nums"]) == (3, 2, 1, 2)
     assert scores["failed_ids"] == [0] and "InvalidRequest" in next(iter(scores["failure_kinds"]))

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rgb_support import DATA_DIR
+from rgb_support import DATA_DIR, run_suite
 
 from jurist.cli import main
 from jurist.errors import InputError
-from jurist.tasks.rgb import run_rgb_suite, score_rgb_predictions
+from jurist.tasks.rgb.predictions import score_rgb_predictions
 
 
 def _results(path: Path) -> list[dict[str, Any]]:
@@ -147,7 +147,7 @@ def test_scores_equal_rgbs_evaluation_on_hand_built_files(prediction_files):
 
 
 def test_scores_equal_rgbs_evaluation_on_files_the_suite_wrote(tmp_path):
-    suite = run_rgb_suite(DATA_DIR, tmp_path / "out", chart=False, progress=False)
+    suite = run_suite(DATA_DIR, tmp_path / "out", chart=False)
     for run in suite.runs:
         (result,) = score_rgb_predictions([run.predictions])
         expected = reference_scores(run.predictions, run.setting.noise_rate)

@@ -6,15 +6,15 @@ import json
 import sqlite3
 
 import pytest
-from rgb_support import DATA_DIR, fact_rows, plain_rows
+from rgb_support import DATA_DIR, fact_rows, plain_rows, run_suite
 
 from jurist.errors import ConfigError, RunDirectoryError
 from jurist.runner import RESULTS_DB
-from jurist.tasks.rgb import find_rgb_files, plan_rgb_suite, run_rgb_suite
+from jurist.tasks.rgb import find_rgb_files, plan_rgb_suite
 
 
 def test_suite_on_the_rgb_slices_with_the_offline_responder(tmp_path):
-    suite = run_rgb_suite(DATA_DIR, tmp_path / "out", progress=False)
+    suite = run_suite(DATA_DIR, tmp_path / "out")
     summary = suite.summary
     assert summary["model"] == "baseline" and summary["responder"] == "rgb-extractive-baseline"
     skipped = {(entry["set"], entry["language"]) for entry in summary["skipped"]}
@@ -63,9 +63,7 @@ def test_refine_or_plain_and_every_rgb_file_name(tmp_path, rgb_files):
     }
     plain = plan_rgb_suite(files, noise_rates=[0.0], prefer="plain")
     assert {s.dataset for s in plain.settings if s.set == "noise"} == {"en"}
-    suite = run_rgb_suite(
-        data, tmp_path / "out", sets=["noise", "integration"], noise_rates=[0.0], progress=False
-    )
+    suite = run_suite(data, tmp_path / "out", sets=["noise", "integration"], noise_rates=[0.0])
     assert {run.setting.dataset for run in suite.runs} == {"en_refine", "en_int"}
     assert "zh" not in suite.summary["tables"]["noise_robustness"]
     reasons = {(entry["set"], entry["language"]): entry["reason"] for entry in suite.summary["skipped"]}
@@ -76,13 +74,11 @@ def test_resumed_sweep_only_does_what_is_missing(rgb_server, rgb_config, tmp_pat
     config = rgb_config.model_copy(update={"cache": False})  # count what the runner asks, not the cache
     data = rgb_files(tmp_path / "data", en=plain_rows(4))
     out = tmp_path / "out"
-    first = run_rgb_suite(data, out, config, sets=["noise"], noise_rates=[0.0, 0.2], progress=False)
+    first = run_suite(data, out, config, sets=["noise"], noise_rates=[0.0, 0.2])
     assert rgb_server.requests == 8 and len(first.runs) == 2
 
     rgb_server.reset_count()
-    second = run_rgb_suite(
-        data, out, config, sets=["noise", "rejection"], noise_rates=[0.0, 0.2, 0.4], progress=False
-    )
+    second = run_suite(data, out, config, sets=["noise", "rejection"], noise_rates=[0.0, 0.2, 0.4])
     assert rgb_server.requests == 8  # noise 0.4 and noise 1 are new; 0 and 0.2 are resumed
     assert (
         second.summary["tables"]["noise_robustness"]["en"]["0"]
@@ -94,35 +90,30 @@ def test_resumed_sweep_only_does_what_is_missing(rgb_server, rgb_config, tmp_pat
     with sqlite3.connect(db) as connection:
         connection.execute("DELETE FROM results WHERE id IN ('1', '3')")
     rgb_server.reset_count()
-    third = run_rgb_suite(
-        data, out, config, sets=["noise", "rejection"], noise_rates=[0.0, 0.2, 0.4], progress=False
-    )
+    third = run_suite(data, out, config, sets=["noise", "rejection"], noise_rates=[0.0, 0.2, 0.4])
     assert rgb_server.requests == 2
     assert third.summary["tables"] == second.summary["tables"]
 
     # A run on the first rows of a file resumes on all of them.
     rgb_server.reset_count()
-    run_rgb_suite(data, tmp_path / "lim", config, sets=["noise"], noise_rates=[0.0], limit=2, progress=False)
-    run_rgb_suite(data, tmp_path / "lim", config, sets=["noise"], noise_rates=[0.0], progress=False)
+    run_suite(data, tmp_path / "lim", config, sets=["noise"], noise_rates=[0.0], limit=2)
+    run_suite(data, tmp_path / "lim", config, sets=["noise"], noise_rates=[0.0])
     assert rgb_server.requests == 4
 
     # A run directory of another model under test is refused, not mixed.
     with pytest.raises(RunDirectoryError, match="another judge"):
-        run_rgb_suite(data, out, None, sets=["noise"], noise_rates=[0.0], progress=False)
+        run_suite(data, out, None, sets=["noise"], noise_rates=[0.0])
 
 
 def test_improved_check_adds_figures_next_to_rgbs(tmp_path):
-    original = run_rgb_suite(
-        DATA_DIR, tmp_path / "a", sets=["noise"], noise_rates=[0.0], chart=False, progress=False
-    )
-    improved = run_rgb_suite(
+    original = run_suite(DATA_DIR, tmp_path / "a", sets=["noise"], noise_rates=[0.0], chart=False)
+    improved = run_suite(
         DATA_DIR,
         tmp_path / "b",
         sets=["noise"],
         noise_rates=[0.0],
         answer_check="improved",
         chart=False,
-        progress=False,
     )
     assert improved.summary["tables"] == original.summary["tables"]
     assert "tables_improved" in improved.summary and "tables_improved" not in original.summary
@@ -131,33 +122,29 @@ def test_improved_check_adds_figures_next_to_rgbs(tmp_path):
 
 
 def test_chart_is_written_by_default_and_left_out_on_request(tmp_path):
-    suite = run_rgb_suite(DATA_DIR, tmp_path / "out", sets=["noise"], noise_rates=[0.0, 0.4], progress=False)
+    suite = run_suite(DATA_DIR, tmp_path / "out", sets=["noise"], noise_rates=[0.0, 0.4])
     assert suite.chart == tmp_path / "out" / "accuracy_vs_noise.png"
     assert suite.chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert suite.summary["chart"] == str(suite.chart)
     assert "![accuracy against noise rate](accuracy_vs_noise.png)" in suite.report.read_text()
     assert not any(note.startswith("chart") for note in suite.notes)
-    plain = run_rgb_suite(
-        DATA_DIR, tmp_path / "plain", sets=["noise"], noise_rates=[0.0], chart=False, progress=False
-    )
+    plain = run_suite(DATA_DIR, tmp_path / "plain", sets=["noise"], noise_rates=[0.0], chart=False)
     assert plain.chart is None and not (tmp_path / "plain" / "accuracy_vs_noise.png").exists()
     assert "accuracy_vs_noise.png" not in plain.report.read_text()
 
 
 def test_impossible_counterfactual_mix_is_refused_before_any_call(tmp_path):
     with pytest.raises(ConfigError, match="counterfactual"):
-        run_rgb_suite(
-            DATA_DIR, tmp_path / "out", counterfactual_noise_rate=0.8, correct_rate=0.6, progress=False
-        )
+        run_suite(DATA_DIR, tmp_path / "out", counterfactual_noise_rate=0.8, correct_rate=0.6)
     assert not (tmp_path / "out").exists()
+    with pytest.raises(ConfigError, match="field 'sets.1'.* should be 'noise', 'rejection'"):
+        run_suite(DATA_DIR, tmp_path / "out", sets=["noise", "speed"])
     with pytest.raises(ConfigError, match="unknown RGB set"):
-        run_rgb_suite(DATA_DIR, tmp_path / "out", sets=["noise", "speed"], progress=False)
+        plan_rgb_suite(find_rgb_files(DATA_DIR), sets=["noise", "speed"])
 
 
 def test_bundled_sample(tmp_path):
     files = find_rgb_files("sample:rgb")
     assert sorted(files) == ["en_fact", "zh_fact", "zh_int", "zh_refine"]
-    suite = run_rgb_suite(
-        "sample:rgb", tmp_path / "out", sets=["counterfactual"], chart=False, progress=False
-    )
+    suite = run_suite("sample:rgb", tmp_path / "out", sets=["counterfactual"], chart=False)
     assert {run.setting.dataset for run in suite.runs} == {"en_fact", "zh_fact"}

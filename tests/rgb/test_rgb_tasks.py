@@ -17,7 +17,8 @@ from rgb_support import DATA_DIR
 import jurist
 from jurist.errors import ConfigError
 from jurist.tasks import get_task
-from jurist.tasks.rgb import RGBOptions, score_rgb_predictions
+from jurist.tasks.rgb import RGBOptions
+from jurist.tasks.rgb.predictions import score_rgb_predictions
 from jurist.verbs import optimize
 from support import run_cli
 
@@ -129,3 +130,21 @@ def test_the_loopback_judge_and_its_prompt(rgb_config, rgb_server, tmp_path):
     user = call["messages"][-1]["content"]
     assert "[[ ## question ## ]]" in user and "[[ ## answer ## ]]" in user
     assert "`rejects`" in call["messages"][0]["content"]
+
+
+def test_rgb_is_a_recipe_of_ordinary_runs_and_its_historical_functions_are_gone():
+    import jurist.tasks.rgb
+
+    task = get_task("rgb")
+    assert not hasattr(type(task), "judge")
+    recipe = task.plan(DATA_DIR / "zh_refine.json", task.options({"sets": ["rejection"]}))
+    assert [part.name for part in recipe.parts] == [
+        "zh_refine/noise1.0_passage5",
+        "zh_refine/noise1.0_passage5.rejection-judge",
+    ]
+    assert recipe.parts[1].reads == recipe.parts[0].name and recipe.parts[1].task.name.endswith(
+        "rejection judge"
+    )
+    for name in ("run_rgb_suite", "score_rgb_predictions", "run_rgb", "run_suite"):
+        assert name not in jurist.__all__ and name not in jurist.tasks.rgb.__all__
+        assert not hasattr(jurist.tasks.rgb, name)

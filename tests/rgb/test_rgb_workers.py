@@ -1,28 +1,32 @@
 """One RGB setting judged with ``--workers 2``: the model under test and the Rej* judge answer
-in other processes, with the same records, prediction file and scores as one process."""
+in other processes (each an ordinary run of the suite's recipe), with the same records,
+prediction file and scores as one process."""
 
 from __future__ import annotations
 
-from rgb_support import plain_rows, write_rgb
+from rgb_support import plain_rows, run_setting, write_rgb
 
-from jurist.runner import Scale, scaling
-from jurist.tasks.rgb import RGBSetting, run_rgb
+from jurist.tasks.rgb import RGBSetting
 from scale_support import recorded_results
 
 
 def test_two_processes_answer_and_judge_one_setting_as_one_does(rgb_server, rgb_config, tmp_path, capfd):
     rows = plain_rows(8)
-    rows[2]["positive"] = []  # NOISE passages only: the model rejects, and the Rej* judge says so
     path = write_rgb(tmp_path / "data" / "en.json", rows)
     setting = RGBSetting(
-        dataset="en", language="en", kind="plain", path=path, noise_rate=0.4, judge="rejection"
+        dataset="en",
+        language="en",
+        kind="plain",
+        path=path,
+        noise_rate=1.0,
+        judge="rejection",
+        set="rejection",
     )
     runs, requests = {}, {}
     for name, workers in (("one", 1), ("two", 2)):
         rgb_server.reset_count()
         config = rgb_config.model_copy(update={"cache_dir": tmp_path / f"cache-{name}"})
-        with scaling(Scale(workers=workers)):
-            runs[name] = run_rgb(setting, tmp_path / name, config, judge_config=config, progress=False)
+        runs[name] = run_setting(setting, tmp_path / name, config, judge_config=config, workers=workers)
         requests[name] = rgb_server.requests
     one, two = runs["one"], runs["two"]
     assert requests["two"] == requests["one"] == 16  # 8 answers, 8 judgments

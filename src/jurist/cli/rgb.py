@@ -111,7 +111,9 @@ def rgb_run_command(
 ) -> None:
     """Run RGB's noise robustness, negative rejection, integration and counterfactual sets."""
     from jurist.report.rgb import render_rgb_report
-    from jurist.tasks.rgb import RGBOptions, run_suite
+    from jurist.tasks import get_task
+    from jurist.tasks._contract import run_recipe
+    from jurist.tasks.rgb import RGBOptions
 
     if prefer not in ("refine", "plain"):
         raise typer.BadParameter("expected refine or plain", param_hint="--prefer")
@@ -138,8 +140,12 @@ def rgb_run_command(
             "chart": chart,
         }
     )
-    suite = run_suite(
-        data_dir,
+    task = get_task("rgb")
+    recipe = task.plan(data_dir, options)
+    assert recipe is not None  # the rgb task is a recipe of runs
+    run = run_recipe(
+        task,
+        recipe,
         out,
         responder,
         options,
@@ -147,6 +153,7 @@ def rgb_run_command(
         progress=progress,
         log=lambda line: typer.echo(line, err=True),
     )
+    suite = run.scores.extra["suite"]
     typer.echo(render_rgb_report(suite.summary))
     typer.echo(f"report: {suite.report}")
     if suite.chart is not None:

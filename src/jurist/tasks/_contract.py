@@ -40,10 +40,16 @@ A task says, for one kind of judgment:
   a gold file becomes examples (:meth:`Task.gold_examples`); the program compiled is the
   task's own (:meth:`Task.optimization_program`), and the DSPy metric is derived from these
   parts by :func:`jurist.optimization.task_metric`.
+- for a judgment made of several runs (RGB's suite: noise rates × languages × sets), its
+  recipe (:meth:`Task.plan`: the ordinary runs it is made of, each a
+  :class:`Part`) and how their runs combine into one report
+  (:meth:`Task.combine`).
 
 The pipeline (read → items → judge with the batch runner → score → write exports) is not a
 hook: :func:`jurist.tasks._contract.run_judgment` composes it from these parts for every judged
-run, so a task overrides a part only where its judgment differs. A hook a task cannot serve
+run, so a task overrides a part only where its judgment differs. A task with a recipe is run
+by :func:`run_recipe`: each part an ordinary :func:`run_judgment` into its own sub-directory,
+then the task's :meth:`Task.combine`. A hook a task cannot serve
 raises :class:`~jurist.errors.ConfigError` through :meth:`Task.unsupported`, so
 ``jurist optimize gates`` says that gates cannot be optimized rather than failing somewhere
 inside.
@@ -57,6 +63,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -97,6 +104,8 @@ __all__ = [
     "JudgedItems",
     "Metric",
     "NoOptions",
+    "Part",
+    "Recipe",
     "Scores",
     "Task",
     "atomic_write_text",
@@ -104,8 +113,8 @@ __all__ = [
     "finish_scores",
     "json_ready",
     "one_judge",
-    "overrides_judge",
     "run_judgment",
+    "run_recipe",
     "scored_items",
     "source_of",
     "write_views",
@@ -114,6 +123,56 @@ __all__ = [
 
 Postprocess = Callable[[Any, dict[str, Any]], dict[str, Any]]
 """A prediction and its inputs -> the validated, JSON-ready output (``ValueError``: unusable)."""
+
+
+# ---------------------------------------------------------------------- recipes
+#
+# A task whose judgment is several ordinary runs gives a :class:`Recipe` (:meth:`Task.plan`):
+# its :class:`Part` objects in the order they run. Each part is one ordinary run of the judging
+# loop into its own sub-directory of the recipe's output directory, with a task of its own
+# (often an internal one that is not registered), its data, options and, when it is not the
+# config the command was given, its judge config. A part that judges what an earlier part
+# produced names that part in :attr:`Part.reads`: its data is the earlier part's run directory.
+# When every part has run, the task combines their runs into one report (:meth:`Task.combine`).
+
+
+@dataclass(frozen=True)
+class Part:
+    """One ordinary run of a recipe.
+
+    Attributes:
+        name: Its run directory, relative to the recipe's output directory (``/`` allowed,
+            e.g. ``zh_refine/noise0.2_passage5``); unique in the recipe.
+        task: The task whose judging loop runs it (its name is what the run's manifest records).
+        options: That task's validated options.
+        data: What the task reads (a path or ``sample:NAME``); unused when :attr:`reads` is set.
+        reads: The name of an earlier part whose run directory is this part's data.
+        config: The judge config of this part; ``None``: the config the recipe is run with.
+        says: A line told before the part runs (e.g. ``run zh_refine/noise0.2_passage5 (noise)``).
+    """
+
+    name: str
+    task: Task
+    options: BaseModel
+    data: str | Path | None = None
+    reads: str | None = None
+    config: JudgeConfig | None = None
+    says: str | None = None
+
+
+@dataclass
+class Recipe:
+    """The runs a task's judgment is made of (:meth:`Task.plan`), in the order they run.
+
+    Attributes:
+        parts: The runs.
+        notes: Lines told before any part runs (e.g. sets skipped for want of a file).
+        about: What the task's :meth:`Task.combine` needs of the plan (the task's own object).
+    """
+
+    parts: list[Part]
+    notes: list[str] = field(default_factory=list)
+    about: Any = None
 
 
 class NoOptions(BaseModel):
@@ -280,6 +339,26 @@ class Task:
         the manifest records ``options`` as given.
         """
         return options
+
+    def plan(self, data: str | Path, options: BaseModel) -> Recipe | None:
+        """The ordinary runs judging ``data`` is made of, when it is more than one run
+        (:class:`Recipe`); ``None`` (the default): one ordinary run of
+        this task's own parts.
+
+        Called before anything is judged or written, so a bad option or missing data is
+        refused before any model call. The runs are made by :func:`run_recipe`, their
+        results combined by :meth:`combine`.
+        """
+        return None
+
+    def combine(
+        self, recipe: Recipe, runs: Mapping[str, JudgeRun], out: Path, config: JudgeConfig, options: BaseModel
+    ) -> Scores:
+        """The scores of a recipe's finished runs (``runs``: part name -> its run), written
+        into ``out`` as the task's own report says (summary, report, charts), with ``config``
+        the judge config the recipe was run with. Needed by every task whose :meth:`plan`
+        gives a recipe."""
+        raise self.unsupported("combine the runs of a recipe")
 
     # ------------------------------------------------------------------ scoring
 
@@ -618,16 +697,10 @@ def _source_of(task: Task) -> str:
 # ---------------------------------------------------------------------- the one judging loop
 #
 # Every judged run goes through :func:`run_judgment`: the ``judge`` verb's single judge, each
-# juror and repeat of a panel, each stage of a cascade and a calibration's judge. It is a
-# function, not a hook, so a task composes it from its parts (``read``, ``items``,
-# ``make_judge``, ``score``) and cannot replace it. A built-in task that still defines a
-# ``judge`` method of its own (a pipeline of its own, being moved onto this loop task by task)
-# is run by that method.
-
-
-def overrides_judge(task: Task) -> bool:
-    """Whether ``task`` runs a judging pipeline of its own instead of this loop."""
-    return callable(getattr(type(task), "judge", None))
+# juror and repeat of a panel, each stage of a cascade, a calibration's judge and each part of
+# a task's recipe. It is a function, not a hook, so a task composes it from its parts
+# (``read``, ``items``, ``make_judge``, ``score``; ``plan`` and ``combine`` for a judgment made
+# of several runs) and cannot replace it.
 
 
 def run_judgment(
@@ -640,6 +713,7 @@ def run_judgment(
     retry_failed: bool = False,
     progress: bool = True,
     only: Collection[str] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> JudgeRun:
     """Judge the items of ``data`` into the run directory ``out`` (resumed if it exists), then
     score the run against the gold the data carries and write its exports.
@@ -653,17 +727,31 @@ def run_judgment(
         retry_failed: Judge again the items recorded as failed.
         progress: Show the progress bar.
         only: Judge only the items with these ids (a cascade's later stage); all by default.
+        log: Called with the lines a recipe tells (:meth:`Task.plan`); default: on stderr
+            when ``progress``.
 
     Raises:
         RunDirectoryError: ``out`` holds a run of another task, judge or data, or one whose
             manifest records another value of the task's
             :meth:`~jurist.tasks.Task.run_identity` (e.g. other compared models).
     """
-    if overrides_judge(task):
+    recipe = task.plan(data, options)
+    if recipe is not None:
         if only is not None:
-            task = _items_among(task, set(only))
-        own: Any = getattr(task, "judge")  # noqa: B009 - not part of the contract
-        return own(data, out, config, options, retry_failed=retry_failed, progress=progress)
+            raise ConfigError(
+                f"task {task.name!r} is judged as several runs; it cannot be a later stage of a cascade",
+                field="config",
+            )
+        return run_recipe(
+            task,
+            recipe,
+            out,
+            config,
+            options,
+            retry_failed=retry_failed,
+            progress=progress,
+            log=log if log is not None else (_to_stderr if progress else None),
+        )
 
     from jurist.datasets.samples import resolve_input
     from jurist.judges.judge import effective_config
@@ -754,6 +842,68 @@ def calibration_judge(task: Task, spec: JudgeSpec, judge_by: JudgeBy | None) -> 
     return judge_by if judge_by is not None else one_judge(task, spec.config)
 
 
+def run_recipe(
+    task: Task,
+    recipe: Recipe,
+    out: str | Path,
+    config: Any,
+    options: BaseModel,
+    *,
+    retry_failed: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> JudgeRun:
+    """Run a task's recipe into ``out``: each part, in order, an ordinary :func:`run_judgment`
+    into ``out/<part name>`` (resumed if it exists, ``retry_failed`` and ``progress`` passed
+    on, ``--workers`` and Ray as for any run), then the task's :meth:`Task.combine` of their
+    runs into ``out``.
+
+    Args:
+        task: The task whose :meth:`Task.plan` gave ``recipe``.
+        recipe: The parts.
+        out: The recipe's output directory.
+        config: The judge config of the command; a part without its own config runs with it.
+        options: The task's validated options (given to :meth:`Task.combine`).
+        retry_failed: Judge again the items every part recorded as failed.
+        progress: Show the progress bars.
+        log: Called with the recipe's notes and each part's line (see :class:`Part`).
+    """
+    say = log or (lambda _line: None)
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    for note in recipe.notes:
+        say(note)
+    runs: dict[str, JudgeRun] = {}
+    for part in recipe.parts:
+        if part.says:
+            say(part.says)
+        if part.reads is not None:
+            if part.reads not in runs:
+                raise ConfigError(f"part {part.name!r} reads {part.reads!r}, which has not run before it")
+            data: str | Path = runs[part.reads].run_dir
+        elif part.data is not None:
+            data = part.data
+        else:
+            raise ConfigError(f"part {part.name!r} names no data")
+        runs[part.name] = run_judgment(
+            part.task,
+            data,
+            root / part.name,
+            part.config if part.config is not None else config,
+            part.options,
+            retry_failed=retry_failed,
+            progress=progress,
+            log=say,
+        )
+    return JudgeRun(run_dir=root, scores=task.combine(recipe, runs, root, config, options))
+
+
+def _to_stderr(line: str) -> None:
+    import sys
+
+    print(line, file=sys.stderr)
+
+
 def source_of(task: Task) -> str:
     """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
     path = Path(task.source)
@@ -781,20 +931,6 @@ def _check_identity(run_dir: Path, task: str, identity: dict[str, Any]) -> None:
                 f"{run_dir} holds a {task} run with {key.replace('_', ' ')} {recorded[key]!r}, "
                 f"now {value!r}; resume it with the same options, or write to another --out directory"
             )
-
-
-def _items_among(task: Task, ids: set[str]) -> Task:
-    """``task`` with its ``items`` limited to ``ids``, for a task with a pipeline of its own that
-    reads its items through the hook (goes with the last such task)."""
-    kind = type(task)
-
-    def items(self: Task, dataset: Any, options: BaseModel) -> Any:
-        return (item for item in kind.items(self, dataset, options) if item.id in ids)
-
-    variant = type(kind.__name__, (kind,), {"items": items, "__doc__": kind.__doc__})
-    clone: Task = object.__new__(variant)
-    clone.__dict__.update(vars(task))
-    return clone
 
 
 def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:

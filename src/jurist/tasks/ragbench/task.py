@@ -11,7 +11,6 @@ import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.ragbench import load_ragbench
-from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.optimization import MetricResult
 from jurist.programs.ragbench import RagbenchJudge
@@ -26,7 +25,6 @@ from jurist.tasks._contract import (
     Scores,
     Task,
     calibration_judge,
-    run_judgment,
     write_exports,
 )
 from jurist.tasks.calibration_rows import JudgeSpec

@@ -1,8 +1,10 @@
 """The RGB tasks (RGB, arXiv 2309.01431).
 
-- ``rgb`` (:class:`RGBTask`): the RAG robustness of a model under test. ``judge`` runs RGB's
-  suite (:func:`run_rgb_suite`; one set at one setting: :func:`run_rgb`) on a directory of
-  RGB files; ``score`` scores RGB's prediction files (:func:`score_rgb_predictions`).
+- ``rgb`` (:class:`RGBTask`): the RAG robustness of a model under test. ``jurist.judge("rgb",
+  DATA_DIR, config, out=...)`` runs RGB's suite on a directory of RGB files, as a recipe of
+  ordinary runs (:mod:`jurist.tasks.rgb.suite`: the model under test answers each set at each
+  setting, the Rej*/ED* judge judges the answers) with one combined report;
+  ``jurist.score("rgb", FILE_OR_DIR)`` scores RGB's prediction files.
 - ``rgb-rejection`` (Rej*) and ``rgb-error-detection`` (ED*): the two LLM judges of the
   suite on their own, judged, scored, calibrated and optimized against gold yes/no labels.
 """
@@ -24,11 +26,10 @@ from jurist.tasks.rgb.judges import (
     make_rgb_responder,
     rgb_judge_configs,
 )
-from jurist.tasks.rgb.options import RGBOptions, run_suite
+from jurist.tasks.rgb.options import RGBOptions
 from jurist.tasks.rgb.plan import SAMPLE, RGBFile, RGBPlan, find_rgb_files, plan_rgb_suite
-from jurist.tasks.rgb.predictions import score_rgb_predictions
-from jurist.tasks.rgb.run import RGBRun, RGBSetting, prediction_file_name, run_rgb
-from jurist.tasks.rgb.suite import RGBSuiteRun, run_rgb_suite
+from jurist.tasks.rgb.run import RGBRun, RGBSetting, prediction_file_name
+from jurist.tasks.rgb.suite import RGBSuiteRun
 from jurist.tasks.rgb.task import (
     RGBErrorDetectionTask,
     RGBJudgmentTask,
@@ -73,9 +74,5 @@ __all__ = [
     "plan_rgb_suite",
     "prediction_file_name",
     "rgb_judge_configs",
-    "run_rgb",
-    "run_rgb_suite",
-    "run_suite",
-    "score_rgb_predictions",
     "suite_scores",
 ]

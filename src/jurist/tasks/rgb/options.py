@@ -1,9 +1,7 @@
-"""The options of the ``rgb`` task (the flags of ``jurist rgb run`` and ``jurist score rgb``),
-and the suite run they describe."""
+"""The options of the ``rgb`` task (the flags of ``jurist rgb run`` and ``jurist score rgb``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -14,9 +12,8 @@ from jurist.judges.config import JudgeConfig, load_config
 from jurist.metrics.rgb import AnswerCheck
 from jurist.tasks.rgb.judges import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName
 from jurist.tasks.rgb.predictions import Judgment
-from jurist.tasks.rgb.suite import RGBSuiteRun, run_rgb_suite
 
-__all__ = ["RGBOptions", "run_suite"]
+__all__ = ["RGBOptions"]
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -27,8 +24,8 @@ class RGBOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    judge_config: Path | None = Field(
-        None, description="Config YAML of the Rej*/ED* judge (default: keyword judges)."
+    judge_config: Path | JudgeConfig | None = Field(
+        None, description="Config YAML (or config) of the Rej*/ED* judge (default: keyword judges)."
     )
     judge_model: str | None = Field(
         None, description="LiteLLM model of the Rej*/ED* judge (default: keyword judges)."
@@ -95,42 +92,8 @@ class RGBOptions(BaseModel):
         """The config of the Rej*/ED* judges (``None``: the keyword judges)."""
         if self.judge_config is None and self.judge_model is None:
             return None
+        if isinstance(self.judge_config, JudgeConfig):
+            if self.judge_model is None:
+                return self.judge_config
+            return self.judge_config.model_copy(update={"model": self.judge_model})
         return load_config(self.judge_config, {"model": self.judge_model})
-
-
-def run_suite(
-    data: str | Path,
-    out: str | Path,
-    config: JudgeConfig,
-    options: RGBOptions,
-    *,
-    retry_failed: bool = False,
-    progress: bool = True,
-    log: Callable[[str], None] | None = None,
-) -> RGBSuiteRun:
-    """Run the RGB suite on ``data`` (a directory of RGB files, one RGB file, or ``sample:rgb``)
-    with the model under test ``config``, as ``options`` say (see :func:`run_rgb_suite`)."""
-    return run_rgb_suite(
-        data,
-        out,
-        config,
-        judge_config=options.judge_lm(),
-        judge_programs=list(options.judge_program),
-        sets=options.sets,
-        languages=options.languages,
-        noise_rates=options.noise_rates,
-        integration_noise_rates=options.integration_noise_rates,
-        passage_num=options.passage_num,
-        counterfactual_noise_rate=options.counterfactual_noise_rate,
-        correct_rate=options.correct_rate,
-        closed_book=options.closed_book,
-        prefer=options.prefer,
-        instructions=options.instructions,
-        seed=options.seed,
-        limit=options.limit,
-        answer_check=options.answer_check,
-        chart=options.chart,
-        retry_failed=retry_failed,
-        progress=progress,
-        log=log,
-    )

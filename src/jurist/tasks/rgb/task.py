@@ -1,47 +1,29 @@
 """The RGB tasks: ``rgb`` (the robustness suite of a model under test, and RGB's prediction
-files) and ``rgb-rejection`` / ``rgb-error-detection`` (the Rej* and ED* judges on their own)."""
+files) and ``rgb-rejection`` / ``rgb-error-detection`` (the Rej* and ED* judges on their own,
+defined in :mod:`jurist.tasks.rgb.judgment_tasks`)."""
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import dspy
 import pandas as pd
 from pydantic import BaseModel
 
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
-from jurist.judges.judge import BaselineJudge, Judge
-from jurist.optimization import MetricResult
-from jurist.programs.rgb import (
-    ErrorDetectionJudge,
-    RejectionJudge,
-    error_detection_postprocess,
-    rejection_postprocess,
-)
-from jurist.programs.rgb_baseline import keyword_error_detection, keyword_rejection
 from jurist.report.figures import Figure
-from jurist.report.review import Review
 from jurist.report.rgb import render_rgb_report, render_rgb_scores
-from jurist.runner import Item, iter_run_results, run_lock
-from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task, write_exports
-from jurist.tasks.calibration_rows import JudgeSpec
-from jurist.tasks.rgb import optimization
-from jurist.tasks.rgb.calibration import calibrate_rgb_judge
-from jurist.tasks.rgb.figures import (
-    judgment_gold_rows,
-    judgment_review,
-    predictions_figures,
-    suite_figures,
-    with_gold_labels,
-)
-from jurist.tasks.rgb.judges import RGB_JUDGE_LABELS, RGB_JUDGE_TASKS, JudgeKind, make_rgb_judge
-from jurist.tasks.rgb.judgments import judgment_items, read_judgments, summarize_judgments
-from jurist.tasks.rgb.options import RGBOptions, run_suite
+from jurist.tasks._contract import JudgeRun, Recipe, Scores, Task
+from jurist.tasks.rgb.figures import predictions_figures, suite_figures
+from jurist.tasks.rgb.judges import RGB_JUDGE_TASKS
+from jurist.tasks.rgb.judgment_tasks import RGBErrorDetectionTask, RGBJudgmentTask, RGBRejectionTask
+from jurist.tasks.rgb.options import RGBOptions
 from jurist.tasks.rgb.predictions import score_rgb_predictions
-from jurist.tasks.rgb.suite import RGBSuiteRun
+
+if TYPE_CHECKING:
+    from jurist.tasks.rgb.suite import RGBSuiteRun
 
 __all__ = ["RGBErrorDetectionTask", "RGBJudgmentTask", "RGBRejectionTask", "RGBTask", "suite_scores"]
 
@@ -49,10 +31,6 @@ _RUN_COLUMNS = ("items", "ok", "failed", "all_rate", "tt", "nums", "rejection_sh
 _FACT_COLUMNS = ("fact_check_rate", "correct_rate", "fact_tt", "correct_tt", "detected_rejections")
 _SCORE_FILES = ("_result.json", "_chatgptresult.json")
 """The score files RGB's scripts write next to their prediction files (not predictions)."""
-
-
-def _log_to_stderr(line: str) -> None:
-    print(line, file=sys.stderr)
 
 
 def _rgb_options(options: BaseModel) -> RGBOptions:
@@ -128,22 +106,23 @@ class RGBTask(Task):
             return ConfigError(f"{error.reason}; its Rej*/ED* judges can: {judges}", field="task")
         return error
 
-    def judge(
-        self,
-        data: str | Path,
-        out: str | Path,
-        config: JudgeConfig,
-        options: BaseModel,
-        *,
-        retry_failed: bool = False,
-        progress: bool = True,
-    ) -> JudgeRun:
-        """Run the RGB suite on ``data`` into ``out`` with the model under test ``config``."""
-        log = _log_to_stderr if progress else None
-        suite = run_suite(
-            data, out, config, _rgb_options(options), retry_failed=retry_failed, progress=progress, log=log
-        )
-        return JudgeRun(run_dir=Path(out), scores=suite_scores(suite))
+    def plan(self, data: str | Path, options: BaseModel) -> Recipe:
+        """RGB's suite on ``data`` (a directory of RGB files, one of them, or ``sample:rgb``):
+        for each (set, setting) an ordinary run of the model under test and, for the
+        rejection and counterfactual sets, one of its Rej*/ED* judge (see
+        :func:`jurist.tasks.rgb.suite.suite_recipe`)."""
+        from jurist.tasks.rgb.suite import suite_recipe
+
+        return suite_recipe(data, _rgb_options(options))
+
+    def combine(
+        self, recipe: Recipe, runs: Mapping[str, JudgeRun], out: Path, config: JudgeConfig, options: BaseModel
+    ) -> Scores:
+        """The suite's prediction files, ``summary.json``, ``report.md`` and chart; one row per
+        run (see :func:`jurist.tasks.rgb.suite.combine_suite`)."""
+        from jurist.tasks.rgb.suite import combine_suite
+
+        return suite_scores(combine_suite(recipe, runs, out, config, _rgb_options(options)))
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         lines = [*render_rgb_report(run.summary).split("\n"), f"report: {run.run_dir / 'report.md'}"]
@@ -199,141 +178,3 @@ class RGBTask(Task):
         prediction files: accuracy against noise rate (see :mod:`jurist.tasks.rgb.figures`)."""
         summary: Any = scores.summary
         return predictions_figures(summary) if isinstance(summary, list) else suite_figures(summary)
-
-
-class RGBJudgmentTask(Task):
-    """The shared part of the Rej* and ED* tasks: judge answers, score against gold yes/no labels."""
-
-    kind: ClassVar[JudgeKind]
-
-    def read(self, path: str | Path, options: BaseModel) -> Any:
-        return read_judgments(path)
-
-    def items(self, dataset: Any, options: BaseModel) -> list[Item]:
-        return judgment_items(self.kind, dataset)
-
-    def program(self, options: BaseModel) -> dspy.Module:
-        return RejectionJudge() if self.kind == "rejection" else ErrorDetectionJudge()
-
-    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
-        check = rejection_postprocess if self.kind == "rejection" else error_detection_postprocess
-        return check(prediction, inputs).model_dump(mode="json")
-
-    def baseline(self, options: BaseModel) -> Judge:
-        if self.kind == "rejection":
-            return BaselineJudge(keyword_rejection, name="rgb-rejection-keywords", version="1")
-        return BaselineJudge(keyword_error_detection, name="rgb-error-keywords", version="1")
-
-    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        return make_rgb_judge(self.kind, config)
-
-    def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
-        return summarize_judgments(self.kind, items, gold)
-
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score a recorded run; with ``gold``, the per-item table also holds the gold label
-        (``gold_<label>``) and ``agrees`` (see :func:`~jurist.tasks.rgb.figures.with_gold_labels`)."""
-        scores = super().score(run, options, gold=gold, write=False)
-        if gold is not None:
-            scores.items = with_gold_labels(self.kind, scores.items, read_judgments(gold))
-        path = Path(run[0] if isinstance(run, list) else run)
-        if write and path.is_dir():
-            with run_lock(path):
-                write_exports(path, scores, iter_run_results(path))
-        return scores
-
-    def review(self, options: BaseModel) -> Review:
-        return judgment_review(self.kind)
-
-    def gold_rows(self, dataset: Any, labels: dict[str, Any], options: BaseModel) -> list[dict[str, Any]]:
-        """The answers with people's yes/no labels in the judge's label field (see
-        :func:`~jurist.tasks.rgb.figures.judgment_gold_rows`)."""
-        return judgment_gold_rows(self.kind, dataset, labels)
-
-    def summary_lines(self, run: JudgeRun) -> list[str]:
-        summary = run.summary
-        label = RGB_JUDGE_LABELS[self.kind]
-        judged = summary.get(label) or {}
-        rate = judged.get("rate")
-        lines = super().summary_lines(run)[:1]
-        shown = "n/a" if rate is None else f"{rate:.3f}"
-        lines.append(f"  {label}: {judged.get('count', 0)}/{judged.get('nums', 0)} ({shown})")
-        agreement = summary.get("agreement") or {}
-        if agreement.get("accuracy") is not None:
-            kappa = agreement.get("kappa")
-            lines.append(
-                f"  vs gold ({agreement['matched']} labelled): accuracy {agreement['accuracy']:.3f}, "
-                f"kappa {'n/a' if kappa is None else f'{kappa:.3f}'}"
-            )
-        return [*lines, f"report: {run.run_dir / 'report.md'}"]
-
-    def calibration_row(
-        self,
-        gold: str | Path,
-        spec: JudgeSpec,
-        out: Path,
-        settings: dict[str, Any],
-        progress: bool,
-        judge_by: JudgeBy | None = None,
-    ) -> tuple[dict[str, Any], pd.DataFrame]:
-        return calibrate_rgb_judge(self, self.kind, gold, spec, out, settings, progress, judge_by)
-
-    demo_threshold = optimization.DEMO_THRESHOLD
-
-    def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
-        """One example per answer with the judge's gold label (see :mod:`jurist.tasks.rgb.optimization`)."""
-        return optimization.gold_examples(path, self.kind)
-
-    def example_score(
-        self, example: dspy.Example, output: dict[str, Any], options: BaseModel
-    ) -> MetricResult:
-        """1 when the yes/no verdict equals gold, else 0, with the judge's reason in the feedback."""
-        return optimization.example_score(example, output, self.kind)
-
-
-class RGBRejectionTask(RGBJudgmentTask):
-    """Rej*: does an answer say the documents do not address the question?"""
-
-    name = "rgb-rejection"
-    kind = "rejection"
-    optimized_metric = optimization.METRIC_NAMES["rejection"]
-    description = (
-        "RGB's Rej* judge: does the answer reject the question (say the documents do not "
-        "address it, or the information is insufficient)? Offline: tiered rejection keywords. "
-        "Gold: a boolean 'rejects' per answer (sample:rgb-judgments)."
-    )
-    inputs = {"question": "the question", "answer": "the model's answer"}
-    outputs = {"rejects": "the answer rejects the question", "reason": "why, in a sentence"}
-    metrics = {
-        "rejects": "share of answers judged to reject (Rej*)",
-        "accuracy": "agreement with the gold 'rejects' labels",
-        "kappa": "Cohen's kappa against the gold labels",
-    }
-
-
-class RGBErrorDetectionTask(RGBJudgmentTask):
-    """ED*: does an answer say the documents contain factual errors?"""
-
-    name = "rgb-error-detection"
-    kind = "error_detection"
-    optimized_metric = optimization.METRIC_NAMES["error_detection"]
-    description = (
-        "RGB's ED* judge: does the answer report factual errors in the documents (wrong, "
-        "inaccurate or contradictory information)? It reads the answer only, as in RGB. "
-        "Offline: tiered error keywords. Gold: a boolean 'detects_error' per answer "
-        "(sample:rgb-judgments)."
-    )
-    inputs = {"answer": "the model's answer"}
-    outputs = {"detects_error": "the answer reports factual errors", "reason": "why, in a sentence"}
-    metrics = {
-        "detects_error": "share of answers judged to report errors (ED*)",
-        "accuracy": "agreement with the gold 'detects_error' labels",
-        "kappa": "Cohen's kappa against the gold labels",
-    }
