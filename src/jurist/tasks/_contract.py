@@ -59,6 +59,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from jurist.errors import ConfigError
+from jurist.report.console import Headline, compact_table, headline_line
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.schemas import ItemResult
@@ -277,23 +278,49 @@ class Task:
         """The aggregate figures of a per-item table (and agreement with ``gold``, if given)."""
         return {}
 
+    def headline(self, summary: Any) -> list[Headline]:
+        """The figures a person reads first, with their intervals: what ``jurist judge`` prints
+        on one line and ``jurist score`` first (:mod:`jurist.report.console`).
+
+        ``summary`` is the run's summary (a mapping, or a list for a task that scores several
+        files). Default: the task's computed metrics (:class:`~jurist.tasks._metric.Metric`) found in
+        the summary, the first three. A task with figures of its own overrides it (a YAML
+        score task: QWK and MAE; ragbench: the hallucination AUROC).
+        """
+        if not isinstance(summary, Mapping):
+            return []
+        found = (Headline.of(summary, metric.name) for metric in computed_metrics(self.metrics))
+        return [figure for figure in found if figure is not None][:3]
+
     def summary_lines(self, run: JudgeRun) -> list[str]:
         """What ``jurist judge`` prints after a run: counts, usage and the headline figures."""
         summary = run.summary
         usage = summary.get("usage", {})
         html = run.run_dir / "report.html"
+        line = headline_line(self.headline(summary))
         return [
             f"{summary.get('items', 0)} items: {summary.get('ok', 0)} scored, {summary.get('failed', 0)} "
             f"failed; {usage.get('calls', 0)} provider calls, {usage.get('cache_hits', 0)} cache hits",
+            *([line] if line else []),
             f"report: {run.run_dir / 'report.md'}",
             *([f"html report: {html}"] if html.is_file() else []),
         ]
 
     def report(self, scores: Scores) -> str:
-        """The Markdown report of a scored run (what ``jurist score`` prints)."""
+        """The Markdown report of a scored run (``report.md``)."""
         from jurist.report.markdown import summary_markdown
 
         return summary_markdown(self.name, scores.summary)
+
+    def score_lines(self, scores: Scores) -> list[str]:
+        """What ``jurist score`` prints: the headline first, then a compact table of the other
+        figures (:func:`jurist.report.console.compact_table`); a task with a report of its own
+        (:meth:`report` overridden) prints its headline line, then that report."""
+        headline = self.headline(scores.summary)
+        if type(self).report is Task.report and isinstance(scores.summary, Mapping):
+            return [compact_table(self.name, scores.summary, headline)]
+        line = headline_line(headline)
+        return [*([line, ""] if line else []), scores.report.rstrip("\n")]
 
     def score(
         self,
