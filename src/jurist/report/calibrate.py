@@ -119,6 +119,31 @@ class Calibration:
         """True when every gate passed (also when none was set)."""
         return all(check.passed for check in self.gates)
 
+    def __repr__(self) -> str:
+        rows = self.leaderboard.to_dict(orient="records")
+        names = agreement_names(self.settings)
+        judges = ", ".join(f"{row['judge']} {names['kappa']} {_ci(row, 'kappa')}" for row in rows[:4])
+        more = f", +{len(rows) - 4} more" if len(rows) > 4 else ""
+        gates = "" if not self.gates else (" · gates passed" if self.passed else " · a gate failed")
+        return f"<Calibration {self.task}: {len(rows)} row(s) · {judges}{more}{gates}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the leaderboard's agreement and cost columns, one row per judge."""
+        from html import escape
+
+        names = agreement_names(self.settings)
+        headers = ["dataset", "judge", "items", "failed", names["accuracy"], names["kappa"]]
+        headers += ["paid tokens/judgment", "cached"]
+        body = []
+        for row in self.leaderboard.to_dict(orient="records"):
+            cells = [row["dataset"], row["judge"], _number(row.get("items")), _number(row.get("failed"))]
+            cells += [_ci(row, "accuracy"), _ci(row, "kappa"), _number(row.get("tokens_per_judgment"))]
+            cells.append(cached_share(row))
+            body.append("<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in cells) + "</tr>")
+        head = "".join(f"<th>{escape(name)}</th>" for name in headers)
+        caption = f"<caption>calibration · {escape(self.task)}</caption>"
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready contents (NaN written as ``None``)."""
 

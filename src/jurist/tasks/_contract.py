@@ -528,6 +528,7 @@ def finish_scores(
         values = metric_values(metrics, scores.items, gold_data, with_gold=with_gold, taken=scores.summary)
         scores.summary = json_ready({**scores.summary, **values})
     scores.report = task.report(scores)
+    scores.headline = task.headline(scores.summary)
     section = metric_markdown(metrics, scores.summary) if isinstance(scores.summary, dict) else ""
     if section:
         scores.report = scores.report.rstrip("\n") + "\n\n" + section
@@ -660,6 +661,7 @@ def run_judgment(
             recipe=JudgeRecipe(functools.partial(task.make_judge, options=judged), config),
         )
         scores = task.score_judged(Path(out), dataset, options, gold=path)
+    scores.headline = task.headline(scores.summary)
     return JudgeRun(run_dir=Path(out), scores=scores)
 
 

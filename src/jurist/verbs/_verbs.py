@@ -157,7 +157,7 @@ def judge(
                 retry_failed=retry_failed,
                 progress=progress,
             )
-            return JudgedItems.of(cascade_run)
+            return _judged(found, cascade_run)
         if repeats != 1 or _is_jury(config):
             from jurist.jury import judge_panel
 
@@ -171,7 +171,7 @@ def judge(
                 retry_failed=retry_failed,
                 progress=progress,
             )
-            return JudgedItems.of(panel_run)
+            return _judged(found, panel_run)
         judge_config = _config(config)
         run = judge_run(
             found,
@@ -182,7 +182,14 @@ def judge(
             retry_failed=retry_failed,
             progress=progress,
         )
-        return JudgedItems.of(run)
+        return _judged(found, run)
+
+
+def _judged(task: Task, run: JudgeRun) -> JudgedItems:
+    """The table ``judge`` returns, with the task's headline figures of the run."""
+    if not run.scores.headline:
+        run.scores.headline = task.headline(run.summary)
+    return JudgedItems.of(run)
 
 
 def judge_run(
@@ -245,6 +252,7 @@ def score(
             scores = found.score(run, task_options, gold=source, write=write)
     if unfinished and isinstance(scores.summary, dict):
         scores.summary["unfinished"] = [item.as_dict() for item in unfinished]
+    scores.headline = found.headline(scores.summary)
     if write and Path(run).is_dir():
         write_views(found, Path(run), scores, task_options)
     return scores
