@@ -208,7 +208,7 @@ def judge_command(
 
     lines = [
         *task.summary_lines(run),
-        *usage_lines(run.summary),
+        *usage_lines(run.summary, getattr(run, "now", None)),
         *panel_lines(run.summary),
         *cascade_lines(run.summary),
     ]

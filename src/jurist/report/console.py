@@ -111,11 +111,12 @@ class Headline:
 
 
 def headline_line(headline: Sequence[Headline], label: str = "agreement with gold") -> str | None:
-    """``agreement with gold: QWK 0.893 [0.800, 0.946] · MAE 0.438 [0.188, 0.688]``, or
-    ``None`` for no headline."""
-    if not headline:
+    """``agreement with gold: QWK 0.893 [0.800, 0.946] · MAE 0.438 [0.188, 0.688]`` (the
+    figures that have a value), or ``None`` when none has."""
+    known = [figure for figure in headline if figure.value is not None]
+    if not known:
         return None
-    return f"{label}: " + " · ".join(figure.text() for figure in headline)
+    return f"{label}: " + " · ".join(figure.text() for figure in known)
 
 
 def compact_table(

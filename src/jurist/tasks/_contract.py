@@ -300,7 +300,7 @@ class Task:
         line = headline_line(self.headline(summary))
         return [
             f"{summary.get('items', 0)} items: {summary.get('ok', 0)} scored, {summary.get('failed', 0)} "
-            f"failed; {usage.get('calls', 0)} provider calls, {usage.get('cache_hits', 0)} cache hits",
+            f"failed; {calls_text(usage, run.now)}",
             *([line] if line else []),
             f"report: {run.run_dir / 'report.md'}",
             *([f"html report: {html}"] if html.is_file() else []),
@@ -482,6 +482,18 @@ class Task:
         }
 
 
+def calls_text(usage: Mapping[str, Any], now: Any = None) -> str:
+    """The calls a ``judge`` call made: ``judged now 3 (13 already judged): 3 provider calls, 0
+    cache hits`` when what this call did is known (``now``, the runner's summary; a finished
+    run judged again makes 0 calls), else the run's totals from its summary's ``usage``."""
+    if now is None:
+        return f"{usage.get('calls', 0)} provider calls, {usage.get('cache_hits', 0)} cache hits"
+    kept = f" ({now.skipped} already judged)" if now.skipped else ""
+    return (
+        f"judged now {now.judged}{kept}: {now.usage.calls} provider calls, {now.usage.cache_hits} cache hits"
+    )
+
+
 def one_run(task: Task, run: str | Path | list[Path]) -> Path:
     """The one run a task that scores a run at a time is given (a list must hold one)."""
     if isinstance(run, list):
@@ -644,7 +656,7 @@ def run_judgment(
     # One lock over judging and the exports: no other process writes between them.
     with run_lock(out):
         _check_identity(Path(out), task.name, identity)
-        run_items(
+        done = run_items(
             items,
             judge,
             out,
@@ -662,7 +674,7 @@ def run_judgment(
         )
         scores = task.score_judged(Path(out), dataset, options, gold=path)
     scores.headline = task.headline(scores.summary)
-    return JudgeRun(run_dir=Path(out), scores=scores)
+    return JudgeRun(run_dir=Path(out), scores=scores, now=done)
 
 
 def source_of(task: Task) -> str:

@@ -75,10 +75,13 @@ class Scores:
 
 @dataclass
 class JudgeRun:
-    """A finished ``judge`` call: its run directory, and the scores of what it holds."""
+    """A finished ``judge`` call: its run directory, the scores of what it holds, and what this
+    call did (``now``: the runner's :class:`~jurist.runner.RunSummary` of items judged and
+    skipped and the calls made; ``None`` when not known, e.g. for a jury)."""
 
     run_dir: Path
     scores: Scores
+    now: Any = None
 
     @property
     def items(self) -> pd.DataFrame:
