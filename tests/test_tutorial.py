@@ -44,7 +44,7 @@ def test_the_keyless_step_judges_through_a_local_server(tmp_path: Path, capsys, 
         args = ["judge", str(TASK), str(DATA), "-c", str(ROOT / "configs" / "local-openai-compatible.yaml")]
         args += ["--api-base", server.base_url, "--cache-dir", str(tmp_path / "cache"), "--out", str(out)]
         assert run_cli([*args, "--no-progress"]) == 0
-    assert "16 items: 16 scored, 0 failed; 16 provider calls" in capsys.readouterr().out
+    assert "16 items: 16 scored, 0 failed; judged now 16: 16 provider calls" in capsys.readouterr().out
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     assert {row["output"]["verdict"] for row in rows} == {4}
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from jurist.metrics import significance
 from jurist.metrics._arrays import DRAWS_PER_CHUNK
-from jurist.metrics.gold_agreement import bootstrap_ci, bootstrap_cis, kappa_from_confusion
+from jurist.metrics.gold_agreement import bootstrap_ci, bootstrap_cis, kappa_from_confusion, without_noise
 
 
 def _accuracy(sums: np.ndarray) -> np.ndarray:
@@ -20,13 +20,14 @@ def _kappa(sums: np.ndarray) -> np.ndarray:
 
 
 def _all_at_once(cells: np.ndarray, statistic, n_resamples: int, seed: int) -> tuple[float, float]:
-    """The interval from one draw of every resample's weights (the whole matrix in memory)."""
+    """The interval from one draw of every resample's weights (the whole matrix in memory),
+    its bounds rounded as every interval is (12 decimals: no float noise)."""
     n = cells.shape[0]
     weights = np.random.default_rng(seed).multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
     values = statistic(weights @ cells)
     tail = (1.0 - 0.95) / 2.0 * 100.0
     low, high = np.percentile(values[~np.isnan(values)], [tail, 100.0 - tail])
-    return float(low), float(high)
+    return without_noise(float(low)), without_noise(float(high))
 
 
 def test_chunked_bootstrap_equals_all_draws_at_once() -> None:

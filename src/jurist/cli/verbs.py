@@ -208,7 +208,7 @@ def judge_command(
 
     lines = [
         *task.summary_lines(run),
-        *usage_lines(run.summary),
+        *usage_lines(run.summary, getattr(run, "now", None)),
         *panel_lines(run.summary),
         *cascade_lines(run.summary),
     ]
@@ -283,7 +283,8 @@ def score_command(
     if as_json:
         typer.echo(dumps(scores.summary))
     else:
-        typer.echo(scores.report.rstrip("\n"))
+        for line in task.score_lines(scores):
+            typer.echo(line)
     failed = failed_count(scores.summary)
     if failed:
         typer.echo(f"{failed} item(s) failed and were not scored (`jurist judge --retry-failed`)", err=True)

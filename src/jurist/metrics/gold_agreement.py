@@ -33,6 +33,7 @@ __all__ = [
     "confusion_matrix",
     "kappa_from_confusion",
     "wilson_interval",
+    "without_noise",
 ]
 
 
@@ -178,8 +179,14 @@ def bootstrap_cis(
             intervals.append(nan)
             continue
         low, high = np.percentile(defined, [tail, 100.0 - tail])
-        intervals.append((float(low), float(high)))
+        intervals.append((without_noise(float(low)), without_noise(float(high))))
     return intervals
+
+
+def without_noise(value: float) -> float:
+    """``value`` rounded to 12 decimals: the float noise a percentile between resamples leaves
+    (``-2e-17`` for 0, ``1.0000000000000002`` for 1) goes, and so does a negative zero."""
+    return round(value, 12) + 0.0
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -203,7 +210,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     scale = 1 + z * z / n
-    return (centre - spread) / scale, (centre + spread) / scale
+    return without_noise((centre - spread) / scale), without_noise((centre + spread) / scale)
 
 
 def agreement_by_label(

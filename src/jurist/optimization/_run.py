@@ -30,6 +30,7 @@ from jurist.optimization._artifact import (
 from jurist.optimization._metric import GuardedProgram, Tally
 from jurist.optimization._optimizers import OPTIMIZERS, OptimizerSettings, compile_program
 from jurist.optimization._target import OptimizableTask, Target
+from jurist.report.console import number
 from jurist.runner import call_blocking, versions
 from jurist.schemas import Usage
 
@@ -128,6 +129,38 @@ class OptimizeResult:
     artifact: Artifact
     program: dspy.Module
     evaluations: dict[str, Evaluation]
+
+    def score_changes(self) -> list[tuple[str, str, float | None, float | None]]:
+        """``(split, metric, before, after)`` for each split scored before and after (dev, test)."""
+        scores = self.artifact.scores
+        found = []
+        for split in ("dev", "test"):
+            before, after = scores.get(f"{split}_before"), scores.get(f"{split}_after")
+            if before is not None and after is not None:
+                found.append((split, after.metric, before.score, after.score))
+        return found
+
+    def __repr__(self) -> str:
+        changes = " · ".join(
+            f"{split} {metric} {number(before)} → {number(after)}"
+            for split, metric, before, after in self.score_changes()
+        )
+        return f"<OptimizeResult {self.artifact.task}: {changes or 'no score'} · {self.path}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the metric of each split before and after, and the artifact."""
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td>{escape(split)}</td><td>{escape(metric)}</td><td>{number(before)}</td>"
+            f"<td>{number(after)}</td></tr>"
+            for split, metric, before, after in self.score_changes()
+        )
+        return (
+            f"<table><caption>optimize · {escape(self.artifact.task)} · {escape(str(self.path))}</caption>"
+            "<thead><tr><th>split</th><th>metric</th><th>before</th><th>after</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"
+        )
 
 
 def _split(path: str | Path, examples: list[dspy.Example]) -> DataSplit:

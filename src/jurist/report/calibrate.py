@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.atomic import atomic_write_text
+from jurist.report.console import figure_name
 from jurist.report.figures import Figure
 from jurist.report.jsonout import dumps
 from jurist.report.markdown import fmt, table
@@ -118,6 +119,31 @@ class Calibration:
         """True when every gate passed (also when none was set)."""
         return all(check.passed for check in self.gates)
 
+    def __repr__(self) -> str:
+        rows = self.leaderboard.to_dict(orient="records")
+        names = agreement_names(self.settings)
+        judges = ", ".join(f"{row['judge']} {names['kappa']} {_ci(row, 'kappa')}" for row in rows[:4])
+        more = f", +{len(rows) - 4} more" if len(rows) > 4 else ""
+        gates = "" if not self.gates else (" · gates passed" if self.passed else " · a gate failed")
+        return f"<Calibration {self.task}: {len(rows)} row(s) · {judges}{more}{gates}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the leaderboard's agreement and cost columns, one row per judge."""
+        from html import escape
+
+        names = agreement_names(self.settings)
+        headers = ["dataset", "judge", "items", "failed", names["accuracy"], names["kappa"]]
+        headers += ["paid tokens/judgment", "cached"]
+        body = []
+        for row in self.leaderboard.to_dict(orient="records"):
+            cells = [row["dataset"], row["judge"], _number(row.get("items")), _number(row.get("failed"))]
+            cells += [_ci(row, "accuracy"), _ci(row, "kappa"), _number(row.get("tokens_per_judgment"))]
+            cells.append(cached_share(row))
+            body.append("<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in cells) + "</tr>")
+        head = "".join(f"<th>{escape(name)}</th>" for name in headers)
+        caption = f"<caption>calibration · {escape(self.task)}</caption>"
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready contents (NaN written as ``None``)."""
 
@@ -202,6 +228,26 @@ def _cost(value: Any) -> str:
 _SHOWN_ELSEWHERE = {"accuracy", "kappa", "auroc", "position_1_rate", "longer_win_rate"}
 
 
+PAID_NOTE = (
+    "Paid tokens and cost: what this calibration's provider calls cost; an answer read from the "
+    "response cache counts 0. Cached: the share of the judge's calls answered from the cache "
+    "(a judge run before is mostly cached: compare judges on runs with the same share)."
+)
+
+
+def cached_share(row: dict[str, Any]) -> str:
+    """``"75% (3 of 4)"``: the share of a row's LM calls answered from the cache, or ``n/a``
+    for a judge that made no call (a baseline)."""
+    calls: Any = row.get("calls")
+    hits: Any = row.get("cache_hits")
+    if _missing(calls) or _missing(hits):
+        return "n/a"
+    total = int(calls) + int(hits)
+    if total == 0:
+        return "n/a"
+    return f"{round(100 * int(hits) / total)}% ({int(hits)} of {total})"
+
+
 def _task_metrics(rows: list[dict[str, Any]], declared: Any = ()) -> list[str]:
     """A task's own figures with intervals (e.g. entity F1, Hits@1, ROUGE-L), and the metrics
     it declares (``declared``: names, with or without an interval), in column order."""
@@ -238,9 +284,10 @@ def calibration_markdown(calibration: Calibration) -> str:
     # Columns and sections follow the figures the rows have, never the task's name.
     pairwise = any(not _missing(row.get("consistency")) for row in rows)
     with_auroc = any(not _missing(row.get("auroc")) for row in rows) or not pairwise
-    headers = ["dataset", "judge", "model", "items", "failed", "accuracy", "kappa"]
-    headers += ["AUROC"] if with_auroc else []
-    headers += ["tokens/judgment", "cost/judgment", "latency s"]
+    names = agreement_names(settings)
+    headers = ["dataset", "judge", "model", "items", "failed", names["accuracy"], names["kappa"]]
+    headers += [names["auroc"]] if with_auroc else []
+    headers += ["paid tokens/judgment", "cached", "paid cost/judgment", "latency s"]
     body = []
     for row in rows:
         cells = [
@@ -253,17 +300,21 @@ def calibration_markdown(calibration: Calibration) -> str:
             _ci(row, "kappa"),
         ]
         cells += [_ci(row, "auroc")] if with_auroc else []
-        cells += [_number(row.get("tokens_per_judgment")), _cost(row.get("cost_per_judgment"))]
+        cells += [
+            _number(row.get("tokens_per_judgment")),
+            cached_share(row),
+            _cost(row.get("cost_per_judgment")),
+        ]
         cells += [_number(row.get("latency_s"), 3)]
         body.append(cells)
-    lines += [table(headers, body), ""]
+    lines += [table(headers, body), "", PAID_NOTE, ""]
     task_metrics = _task_metrics(rows, settings.get("metrics") or ())
     if task_metrics:
         lines += [
             "## Task metrics",
             "",
             table(
-                ["dataset", "judge", *[name.replace("_", " ") for name in task_metrics]],
+                ["dataset", "judge", *[figure_name(name) for name in task_metrics]],
                 [[row["dataset"], row["judge"], *[_ci(row, name) for name in task_metrics]] for row in rows],
             ),
             "",
@@ -345,6 +396,40 @@ _AGREEMENT = (
     ("auroc", "AUROC against gold", "AUROC", "how well the judge's score separates the gold classes"),
 )
 
+_NAMED = {
+    "QWK": (
+        "QWK (quadratic-weighted kappa) against gold",
+        "agreement beyond chance, each disagreement "
+        "weighted by its squared distance: 1 - sum(w O) / sum(w E)",
+    ),
+    "exact agreement": ("Exact agreement with gold", "scores equal to the gold score / judged items"),
+    "exact match": ("Exact match with gold", "label sets equal to the gold set / judged items"),
+}
+"""Title and meaning of the ``accuracy`` and ``kappa`` columns under the names a task gives
+them (``settings["agreement_names"]``: a score task's ``kappa`` is its QWK)."""
+
+
+def agreement_names(settings: dict[str, Any]) -> dict[str, str]:
+    """What the leaderboard calls its ``accuracy``, ``kappa`` and ``auroc`` columns: the names
+    the task's calibration rows gave them (``settings["agreement_names"]``), else these."""
+    return {
+        "accuracy": "accuracy",
+        "kappa": "kappa",
+        "auroc": "AUROC",
+        **(settings.get("agreement_names") or {}),
+    }
+
+
+def _agreement(settings: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    names = agreement_names(settings)
+    found = []
+    for key, title, axis, meaning in _AGREEMENT:
+        if names[key] in _NAMED:
+            title, meaning = _NAMED[names[key]]
+            axis = names[key]
+        found.append((key, title, axis, meaning))
+    return found
+
 
 def _bar(row: dict[str, Any], name: str, several_datasets: bool) -> dict[str, Any]:
     label = f"{row['judge']} · {row['dataset']}" if several_datasets else str(row["judge"])
@@ -366,7 +451,7 @@ def calibration_figures(calibration: Calibration) -> list[Figure]:
     level = int(100 * calibration.settings.get("confidence", 0.95))
     whiskers = f"Whiskers: {level}% bootstrap interval."
     figures = []
-    for name, title, axis, meaning in _AGREEMENT:
+    for name, title, axis, meaning in _agreement(calibration.settings):
         if all(_missing(row.get(name)) for row in rows):
             continue
         limits = {"ylim": [0, 1.05]} if name in {"accuracy", "auroc"} else {}
@@ -375,12 +460,12 @@ def calibration_figures(calibration: Calibration) -> list[Figure]:
                 kind="bars",
                 title=title,
                 data={"bars": [_bar(row, name, several) for row in rows], "ylabel": axis, **limits},
-                caption=f"{axis.capitalize()}: {meaning}. {whiskers} Colour: gold dataset.",
+                caption=f"{axis[0].upper() + axis[1:]}: {meaning}. {whiskers} Colour: gold dataset.",
             )
         )
     declared = calibration.settings.get("metrics") or {}
     for name in _task_metrics(rows, declared):
-        label = name.replace("_", " ")
+        label = figure_name(name)
         figures.append(
             Figure(
                 kind="bars",
@@ -431,6 +516,7 @@ def calibration_html(calibration: Calibration) -> str:
             "failed": _failed(row),
             "metrics": [_cell(row, name) for name in metrics],
             "tokens": _number(row.get("tokens_per_judgment")),
+            "cached": cached_share(row),
             "cost": _cost(row.get("cost_per_judgment")),
             "latency": _number(row.get("latency_s"), 3),
         }
@@ -462,7 +548,8 @@ def calibration_html(calibration: Calibration) -> str:
         resamples=settings.get("n_resamples"),
         seed=settings.get("seed"),
         figures=figure_blocks(calibration_figures(calibration)),
-        metrics=[name.replace("_", " ") if name != "auroc" else "AUROC" for name in metrics],
+        metrics=[agreement_names(settings).get(name, name.replace("_", " ")) for name in metrics],
+        paid_note=PAID_NOTE,
         leaderboard=leaderboard,
         classes=classes,
         gates=[

@@ -37,19 +37,29 @@ def _parts(summary: Mapping[str, Any]) -> tuple[str, list[Mapping[str, Any]]]:
     return "", []
 
 
-def usage_lines(summary: Any) -> list[str]:
+def usage_lines(summary: Any, now: Any = None) -> list[str]:
     """The run's tokens and cost, then each juror's, repeat's or stage's (one line each); none
-    for a run that asked no model (the offline baseline)."""
+    for a run that asked no model (the offline baseline).
+
+    ``now`` is what this ``judge`` call did (the runner's summary, with its ``usage`` and
+    ``skipped``): when it found items judged before, the line says what this call spent
+    first, then the whole run's figures, so a finished run judged again reads ``usage now: 0
+    prompt + 0 completion tokens, $0``."""
     if not isinstance(summary, Mapping) or not isinstance(summary.get("usage"), Mapping):
         return []
     total: Mapping[str, Any] = summary["usage"]
     word, parts = _parts(summary)
     if not parts and not total.get("calls") and not total.get("cache_hits"):
         return []  # no model was asked (the offline baseline): nothing was spent
-    lines = [
-        f"usage: {usage_text(total)} ({int(total.get('calls') or 0)} provider calls, "
+    whole = (
+        f"{usage_text(total)} ({int(total.get('calls') or 0)} provider calls, "
         f"{int(total.get('cache_hits') or 0)} cache hits)"
-    ]
+    )
+    if now is not None and bool(getattr(now, "skipped", None)):
+        spent = now.usage.model_dump()
+        lines = [f"usage now: {usage_text(spent)}; the whole run: {whole}"]
+    else:
+        lines = [f"usage: {whole}"]
     for part in parts:
         usage = part.get("usage")
         if isinstance(usage, Mapping):

@@ -93,7 +93,29 @@ def versions() -> dict[str, str]:
     return found
 
 
-def _check_manifest(run_dir: Path, identity: dict[str, Any]) -> dict[str, Any] | None:
+def config_changes(before: Any, now: Any) -> list[str]:
+    """``["temperature 0 → 0.3"]``: each field of a judge config (as the manifest records it)
+    whose value differs, in field order; nested values compared as a whole."""
+    if not isinstance(before, dict) or not isinstance(now, dict):
+        return []
+
+    def shown(value: Any) -> str:
+        if value is None:
+            return "unset"
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
+        return json.dumps(value, sort_keys=True, default=str).strip('"')
+
+    return [
+        f"{key} {shown(before.get(key))} → {shown(now.get(key))}"
+        for key in dict.fromkeys([*before, *now])
+        if before.get(key) != now.get(key)
+    ]
+
+
+def _check_manifest(
+    run_dir: Path, identity: dict[str, Any], config: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     path = run_dir / MANIFEST
     if not path.exists():
         return None
@@ -104,6 +126,12 @@ def _check_manifest(run_dir: Path, identity: dict[str, Any]) -> dict[str, Any] |
     if not isinstance(existing, dict):
         raise RunDirectoryError(f"{path} is not a jurist run manifest; use another --out directory")
     for key, value in identity.items():
+        changes = config_changes(existing.get("config"), config) if key.startswith("judge") else []
+        if existing.get(key) != value and changes:
+            raise RunDirectoryError(
+                f"{run_dir} holds a run of another judge config ({', '.join(changes)}); resume it "
+                "with the same config, or write to another --out directory"
+            )
         if existing.get(key) != value:
             raise RunDirectoryError(
                 f"{run_dir} holds a run with another {key.replace('_', ' ')} "
@@ -408,7 +436,7 @@ def _run_locked(
         "judge_fingerprint": fingerprint,
         "dataset_sha256": dataset.get("sha256"),
     }
-    existing = _check_manifest(run_path, identity)
+    existing = _check_manifest(run_path, identity, config)
     _check_rows(run_path, fingerprint, has_manifest=existing is not None)
     limit = active_limit()
     if limit is not None:

@@ -111,6 +111,7 @@ def run_lock(run_dir: str | Path) -> Iterator[Path]:
     if planning_active():  # a dry run writes nothing: the runner stops before judging
         yield path
         return
+    created = _missing_ancestors(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -151,7 +152,37 @@ def run_lock(run_dir: str | Path) -> Iterator[Path]:
             _held[key] = (me, 1)
         _write_owner(path)
         yield path
-    finally:
+    except BaseException:
         with _held_guard:
             _held.pop(key, None)
         lock.release()
+        _remove_if_unused(path, created)
+        raise
+    else:
+        with _held_guard:
+            _held.pop(key, None)
+        lock.release()
+
+
+def _missing_ancestors(path: Path) -> list[Path]:
+    """``path`` and its ancestors that do not exist yet, innermost first (what ``mkdir`` makes)."""
+    missing = []
+    for candidate in [path, *path.parents]:
+        if candidate.exists():
+            break
+        missing.append(candidate)
+    return missing
+
+
+def _remove_if_unused(path: Path, created: list[Path]) -> None:
+    """Remove the directories this lock created when the command was refused before it wrote
+    anything there but the lock's own files: a refused command leaves no folder behind."""
+    if not created:
+        return
+    with suppress(OSError):
+        if {entry.name for entry in path.iterdir()} - {LOCK_FILE, OWNER_FILE}:
+            return
+        for name in (LOCK_FILE, OWNER_FILE):
+            (path / name).unlink(missing_ok=True)
+        for directory in created:
+            directory.rmdir()

@@ -71,6 +71,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from jurist.errors import ConfigError
+from jurist.report.console import Headline, compact_table, headline_line
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.schemas import ItemResult
@@ -372,23 +373,49 @@ class Task:
         """The aggregate figures of a per-item table (and agreement with ``gold``, if given)."""
         return {}
 
+    def headline(self, summary: Any) -> list[Headline]:
+        """The figures a person reads first, with their intervals: what ``jurist judge`` prints
+        on one line and ``jurist score`` first (:mod:`jurist.report.console`).
+
+        ``summary`` is the run's summary (a mapping, or a list for a task that scores several
+        files). Default: the task's computed metrics (:class:`~jurist.tasks._metric.Metric`) found in
+        the summary, the first three. A task with figures of its own overrides it (a YAML
+        score task: QWK and MAE; ragbench: the hallucination AUROC).
+        """
+        if not isinstance(summary, Mapping):
+            return []
+        found = (Headline.of(summary, metric.name) for metric in computed_metrics(self.metrics))
+        return [figure for figure in found if figure is not None][:3]
+
     def summary_lines(self, run: JudgeRun) -> list[str]:
         """What ``jurist judge`` prints after a run: counts, usage and the headline figures."""
         summary = run.summary
         usage = summary.get("usage", {})
         html = run.run_dir / "report.html"
+        line = headline_line(self.headline(summary))
         return [
             f"{summary.get('items', 0)} items: {summary.get('ok', 0)} scored, {summary.get('failed', 0)} "
-            f"failed; {usage.get('calls', 0)} provider calls, {usage.get('cache_hits', 0)} cache hits",
+            f"failed; {calls_text(usage, run.now)}",
+            *([line] if line else []),
             f"report: {run.run_dir / 'report.md'}",
             *([f"html report: {html}"] if html.is_file() else []),
         ]
 
     def report(self, scores: Scores) -> str:
-        """The Markdown report of a scored run (what ``jurist score`` prints)."""
+        """The Markdown report of a scored run (``report.md``)."""
         from jurist.report.markdown import summary_markdown
 
         return summary_markdown(self.name, scores.summary)
+
+    def score_lines(self, scores: Scores) -> list[str]:
+        """What ``jurist score`` prints: the headline first, then a compact table of the other
+        figures (:func:`jurist.report.console.compact_table`); a task with a report of its own
+        (:meth:`report` overridden) prints its headline line, then that report."""
+        headline = self.headline(scores.summary)
+        if type(self).report is Task.report and isinstance(scores.summary, Mapping):
+            return [compact_table(self.name, scores.summary, headline)]
+        line = headline_line(headline)
+        return [*([line, ""] if line else []), scores.report.rstrip("\n")]
 
     def score(
         self,
@@ -603,6 +630,18 @@ class Task:
         }
 
 
+def calls_text(usage: Mapping[str, Any], now: Any = None) -> str:
+    """The calls a ``judge`` call made: ``judged now 3 (13 already judged): 3 provider calls, 0
+    cache hits`` when what this call did is known (``now``, the runner's summary; a finished
+    run judged again makes 0 calls), else the run's totals from its summary's ``usage``."""
+    if now is None:
+        return f"{usage.get('calls', 0)} provider calls, {usage.get('cache_hits', 0)} cache hits"
+    kept = f" ({now.skipped} already judged)" if now.skipped else ""
+    return (
+        f"judged now {now.judged}{kept}: {now.usage.calls} provider calls, {now.usage.cache_hits} cache hits"
+    )
+
+
 def one_run(task: Task, run: str | Path | list[Path]) -> Path:
     """The one run a task that scores a run at a time is given (a list must hold one)."""
     if isinstance(run, list):
@@ -649,6 +688,7 @@ def finish_scores(
         values = metric_values(metrics, scores.items, gold_data, with_gold=with_gold, taken=scores.summary)
         scores.summary = json_ready({**scores.summary, **values})
     scores.report = task.report(scores)
+    scores.headline = task.headline(scores.summary)
     section = metric_markdown(metrics, scores.summary) if isinstance(scores.summary, dict) else ""
     if section:
         scores.report = scores.report.rstrip("\n") + "\n\n" + section
@@ -773,7 +813,7 @@ def run_judgment(
     # One lock over judging and the exports: no other process writes between them.
     with run_lock(out):
         _check_identity(Path(out), task.name, identity)
-        run_items(
+        done = run_items(
             items,
             judge,
             out,
@@ -790,7 +830,8 @@ def run_judgment(
             recipe=JudgeRecipe(functools.partial(task.make_judge, options=judged), config),
         )
         scores = task.score_judged(Path(out), dataset, options, gold=path)
-    return JudgeRun(run_dir=Path(out), scores=scores)
+    scores.headline = task.headline(scores.summary)
+    return JudgeRun(run_dir=Path(out), scores=scores, now=done)
 
 
 class JudgeBy(Protocol):

@@ -25,6 +25,7 @@ import pandas as pd
 
 from jurist.atomic import atomic_path, atomic_write_text
 from jurist.redaction import redact, redact_value
+from jurist.report.console import Headline, with_interval
 from jurist.report.jsonout import dumps, json_ready
 from jurist.schemas import ItemResult
 
@@ -61,14 +62,26 @@ class Scores:
     summary: Any
     report: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    headline: list[Headline] = field(default_factory=list)
+    """The task's headline figures (:meth:`jurist.Task.headline`), set by the verbs."""
+
+    def __repr__(self) -> str:
+        return f"<Scores {_counts_text(self.summary)}{_headline_text(self.headline)}>"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the headline figures and the counts, as a small table."""
+        return _html_card("Scores", self.summary, self.headline)
 
 
 @dataclass
 class JudgeRun:
-    """A finished ``judge`` call: its run directory, and the scores of what it holds."""
+    """A finished ``judge`` call: its run directory, the scores of what it holds, and what this
+    call did (``now``: the runner's :class:`~jurist.runner.RunSummary` of items judged and
+    skipped and the calls made; ``None`` when not known, e.g. for a jury)."""
 
     run_dir: Path
     scores: Scores
+    now: Any = None
 
     @property
     def items(self) -> pd.DataFrame:
@@ -83,7 +96,7 @@ class JudgedItems(pd.DataFrame):
     """What ``jurist.judge`` returns: the per-item table of a run, one row per item, which
     also knows its run directory, summary, report and any task-specific extras."""
 
-    _metadata = ["run_dir", "summary", "report", "extra"]  # noqa: RUF012 - pandas' subclass protocol
+    _metadata = ["run_dir", "summary", "report", "extra", "headline"]  # noqa: RUF012 - pandas' subclass protocol
 
     @property
     def _constructor(self) -> type[JudgedItems]:
@@ -92,7 +105,21 @@ class JudgedItems(pd.DataFrame):
     @property
     def scores(self) -> Scores:
         """The same run as :class:`Scores` (what the task hooks take)."""
-        return Scores(items=pd.DataFrame(self), summary=self.summary, report=self.report, extra=self.extra)
+        return Scores(
+            items=pd.DataFrame(self),
+            summary=self.summary,
+            report=self.report,
+            extra=self.extra,
+            headline=list(getattr(self, "headline", None) or []),
+        )
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter's display: the run's headline and counts above the table's own display."""
+        table = super()._repr_html_()
+        if getattr(self, "summary", None) is None:
+            return table
+        card = _html_card("JudgedItems", self.summary, getattr(self, "headline", None) or [])
+        return card + (table or "")
 
     @classmethod
     def of(cls, run: JudgeRun) -> JudgedItems:
@@ -102,7 +129,37 @@ class JudgedItems(pd.DataFrame):
         frame.summary = run.scores.summary
         frame.report = run.scores.report
         frame.extra = run.scores.extra
+        frame.headline = run.scores.headline
         return frame
+
+
+def _counts_text(summary: Any) -> str:
+    """``support-answers: 16 items, 16 scored, 0 failed`` of a summary (a list: its files)."""
+    if not isinstance(summary, dict):
+        return f"{len(summary)} scored files" if isinstance(summary, list) else ""
+    task = summary.get("task")
+    counts = (
+        f"{summary.get('items', 0)} items, {summary.get('ok', 0)} scored, {summary.get('failed', 0)} failed"
+    )
+    return f"{task}: {counts}" if task else counts
+
+
+def _headline_text(headline: list[Headline]) -> str:
+    return "".join(f" · {figure.text()}" for figure in headline)
+
+
+def _html_card(kind: str, summary: Any, headline: list[Headline]) -> str:
+    """A small HTML table: what is shown (the task and counts), then each headline figure."""
+    from html import escape
+
+    title = f"{escape(kind)} {escape(_counts_text(summary))}"
+    rows = [f"<tr><th colspan='2' style='text-align:left'>{title}</th></tr>"]
+    rows += [
+        f"<tr><td>{escape(figure.name)}</td><td style='text-align:left'>"
+        f"{escape(with_interval(figure.value, figure.low, figure.high))}</td></tr>"
+        for figure in headline
+    ]
+    return "<table>" + "".join(rows) + "</table>"
 
 
 PARQUET_ROW_GROUP = 10_000

@@ -41,7 +41,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -63,6 +63,7 @@ __all__ = [
     "data_files",
     "data_list",
     "hashed_file",
+    "no_folder_if_refused",
     "path_or_rows",
     "reading",
     "run_input",
@@ -214,6 +215,31 @@ def data_files(
         else:
             paths.append(source)
     return paths, files
+
+
+@contextmanager
+def no_folder_if_refused(out: Path) -> Iterator[None]:
+    """The block that writes ``OUT/input.jsonl`` and judges from it: when it raises and no run
+    was started there (the directory holds the rows' file and lock files only), the rows'
+    file and the directories the block created are removed, so a refused command leaves no
+    folder behind."""
+    from jurist.runner.lock import LOCK_FILE, OWNER_FILE
+
+    created = []
+    for candidate in [out, *out.parents]:
+        if candidate.exists():
+            break
+        created.append(candidate)
+    try:
+        yield
+    except BaseException:
+        if created and out.is_dir() and {p.name for p in out.iterdir()} <= {INPUT, LOCK_FILE, OWNER_FILE}:
+            for name in (INPUT, LOCK_FILE, OWNER_FILE):
+                (out / name).unlink(missing_ok=True)
+            for directory in created:
+                with suppress(OSError):
+                    directory.rmdir()
+        raise
 
 
 @contextmanager

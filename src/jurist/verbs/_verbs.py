@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from jurist.verbs._data import (
     data_files,
     data_list,
     hashed_file,
+    no_folder_if_refused,
     path_or_rows,
     reading,
     run_input,
@@ -140,49 +141,60 @@ def judge(
         raise ConfigError("a cascade is not repeated; make a stage a jury file instead", field="repeats")
     source = path_or_rows(data, found)
     files: dict[Path, Rows] = {}
+    guard: AbstractContextManager[None] = nullcontext()
     if isinstance(source, Rows):
         out = Path(out) if out is not None else _default_out(found, source.name, config, repeats)
-        rows, source = source, run_input(source, out)
-        files[source] = rows
-    with spending_limit(max_cost), scaling(scale), reading(files):
-        if _is_cascade(config):
-            from jurist.jury import judge_cascade
+        guard = no_folder_if_refused(out)
+    with guard:
+        if isinstance(source, Rows):
+            rows, source = source, run_input(source, Path(str(out)))
+            files[source] = rows
+        with spending_limit(max_cost), scaling(scale), reading(files):
+            if _is_cascade(config):
+                from jurist.jury import judge_cascade
 
-            cascade_run = judge_cascade(
+                cascade_run = judge_cascade(
+                    found,
+                    source,
+                    str(config),
+                    out=out,
+                    options=task_options,
+                    retry_failed=retry_failed,
+                    progress=progress,
+                )
+                return _judged(found, cascade_run)
+            if repeats != 1 or _is_jury(config):
+                from jurist.jury import judge_panel
+
+                panel_run = judge_panel(
+                    found,
+                    source,
+                    config,
+                    out=out,
+                    options=task_options,
+                    repeats=repeats,
+                    retry_failed=retry_failed,
+                    progress=progress,
+                )
+                return _judged(found, panel_run)
+            judge_config = _config(config)
+            run = judge_run(
                 found,
                 source,
-                str(config),
-                out=out,
-                options=task_options,
+                out if out is not None else default_run_dir(found, source, judge_config),
+                judge_config,
+                task_options,
                 retry_failed=retry_failed,
                 progress=progress,
             )
-            return JudgedItems.of(cascade_run)
-        if repeats != 1 or _is_jury(config):
-            from jurist.jury import judge_panel
+            return _judged(found, run)
 
-            panel_run = judge_panel(
-                found,
-                source,
-                config,
-                out=out,
-                options=task_options,
-                repeats=repeats,
-                retry_failed=retry_failed,
-                progress=progress,
-            )
-            return JudgedItems.of(panel_run)
-        judge_config = _config(config)
-        run = judge_run(
-            found,
-            source,
-            out if out is not None else default_run_dir(found, source, judge_config),
-            judge_config,
-            task_options,
-            retry_failed=retry_failed,
-            progress=progress,
-        )
-        return JudgedItems.of(run)
+
+def _judged(task: Task, run: JudgeRun) -> JudgedItems:
+    """The table ``judge`` returns, with the task's headline figures of the run."""
+    if not run.scores.headline:
+        run.scores.headline = task.headline(run.summary)
+    return JudgedItems.of(run)
 
 
 def judge_run(
@@ -245,6 +257,7 @@ def score(
             scores = found.score(run, task_options, gold=source, write=write)
     if unfinished and isinstance(scores.summary, dict):
         scores.summary["unfinished"] = [item.as_dict() for item in unfinished]
+    scores.headline = found.headline(scores.summary)
     if write and Path(run).is_dir():
         write_views(found, Path(run), scores, task_options)
     return scores

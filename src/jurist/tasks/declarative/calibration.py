@@ -106,11 +106,13 @@ def calibration_row(
             task_spec, [g for g, _ in matched], [m["verdict"] for _, m in matched], confidence, stats
         )
         if task_spec.kind == "score":
+            settings.setdefault("agreement_names", {"accuracy": "exact agreement", "kappa": "QWK"})
             _copy(own, figures, "exact_agreement", "accuracy")
             _copy(own, figures, "qwk", "kappa")
             _copy(own, figures, "mae")
             _copy(own, figures, "spearman")
         elif task_spec.kind == "labels":
+            settings.setdefault("agreement_names", {"accuracy": "exact match"})
             _copy(own, figures, "exact_match", "accuracy")
             own.update(kappa=NAN, kappa_low=NAN, kappa_high=NAN)
             _copy(own, figures, "micro_f1")

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.metrics import preference
+from jurist.report.console import Headline, compact_table, number
 from jurist.report.markdown import summary_markdown
 from jurist.schemas import ItemResult
 from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
@@ -22,7 +23,15 @@ from jurist.tasks.declarative.data import Row, read_gold, split_item_id
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import verdict_text
 
-__all__ = ["item_row", "pairs_table", "report_markdown", "scored_pairs", "summarize_items"]
+__all__ = [
+    "console_lines",
+    "item_row",
+    "kind_headline",
+    "pairs_table",
+    "report_markdown",
+    "scored_pairs",
+    "summarize_items",
+]
 
 
 def item_row(spec: TaskFile, result: ItemResult) -> dict[str, Any]:
@@ -232,3 +241,55 @@ def _fmt(value: Any) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return "n/a"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def kind_headline(spec: TaskFile, summary: dict[str, Any]) -> list[Headline]:
+    """The headline figures of a YAML task's summary by output kind (none without gold, but a
+    pairwise run's consistency, which needs none)."""
+    agreement = summary.get("agreement") or {}
+    keys: list[tuple[str, str | None]]
+    if spec.kind == "score":
+        first = "qwk" if spec.output.range else "spearman"
+        keys = [(first, None), ("mae", None)]
+    elif spec.kind == "label":
+        keys = [("accuracy", None), ("kappa", None)]
+    elif spec.kind == "bool":
+        keys = [("accuracy", None), ("auroc" if "auroc" in agreement else "kappa", None)]
+    elif spec.kind == "labels":
+        keys = [("micro_f1", None)]
+    else:
+        keys = [("accuracy", "agreement")]
+    found = [Headline.of(agreement, key, name) for key, name in keys]
+    if spec.kind == "pairwise":
+        found.append(Headline.of(summary.get("pairs") or {}, "consistency"))
+    return [figure for figure in found if figure is not None]
+
+
+def console_lines(title: str, summary: dict[str, Any], headline: list[Headline]) -> list[str]:
+    """What ``jurist score`` prints for a YAML task: the compact table (headline first), then
+    the per-label precision, recall and F1 and the confusion matrix (rows gold)."""
+    agreement = dict(summary.get("agreement") or {})
+    confusion = agreement.pop("confusion", None)
+    per_label = agreement.pop("per_label", None)
+    plain = (
+        {**summary, "agreement": agreement}
+        if agreement
+        else {key: value for key, value in summary.items() if key != "agreement"}
+    )
+    lines = [compact_table(title, plain, headline)]
+    if per_label:
+        width = max(len(str(label)) for label in per_label)
+        lines.append("per label:" + " " * max(width - 8, 0) + "  precision  recall  F1     gold")
+        for label, values in per_label.items():
+            cells = [number(values.get(name)).ljust(6) for name in ("precision", "recall", "f1")]
+            lines.append(
+                f"  {str(label).ljust(width)}  {cells[0]}     {cells[1]}  {cells[2]} {values.get('gold')}"
+            )
+    if confusion:
+        labels = [str(label) for label in confusion["labels"]]
+        width = max([len(label) for label in labels] + [4])
+        lines.append("confusion (rows: gold, columns: judge):")
+        lines.append("  " + " " * width + "  " + "  ".join(label.rjust(width) for label in labels))
+        for label, counts in zip(labels, confusion["matrix"], strict=True):
+            lines.append(f"  {label.ljust(width)}  " + "  ".join(str(count).rjust(width) for count in counts))
+    return lines

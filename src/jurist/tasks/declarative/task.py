@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jurist.datasets.io import iter_records
 from jurist.errors import ConfigError
+from jurist.report.console import Headline
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
@@ -234,6 +235,24 @@ class DeclarativeTask(Task):
         from jurist.tasks.declarative.scoring import report_markdown
 
         return report_markdown(self.name, scores.summary)
+
+    def headline(self, summary: Any) -> list[Headline]:
+        """The output kind's headline agreement with gold (``docs/tasks.md``): score: QWK (with a
+        ``range``; else Spearman) and MAE; label: accuracy and κ; bool: accuracy and AUROC (κ
+        without confidence); labels: micro-F1; pairwise: agreement with gold and consistency.
+        Then a subclass's declared metrics, three figures at most."""
+        from jurist.tasks.declarative.scoring import kind_headline
+
+        if not isinstance(summary, dict):
+            return []
+        return [*kind_headline(self.spec, summary), *super().headline(summary)][:3]
+
+    def score_lines(self, scores: Scores) -> list[str]:
+        """The compact table of the summary (headline first), then the per-label figures and
+        the confusion matrix as plain text."""
+        from jurist.tasks.declarative.scoring import console_lines
+
+        return console_lines(self.name, scores.summary, self.headline(scores.summary))
 
     def score(
         self,

@@ -14,6 +14,7 @@ from jurist.datasets.ragbench import load_ragbench
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.optimization import MetricResult
 from jurist.programs.ragbench import RagbenchJudge
+from jurist.report.console import Headline
 from jurist.report.figures import Figure
 from jurist.report.ragbench import render_report
 from jurist.report.review import Review
@@ -131,6 +132,13 @@ class RagbenchTask(Task):
             text = "; ".join(f"{reason}: {count}" for reason, count in reasons.items())
             lines.append(f"  left out of {name}: {sum(reasons.values())} ({text})")
         return [*lines, f"report: {run.run_dir / 'report.md'}"]
+
+    def headline(self, summary: Any) -> list[Headline]:
+        """The hallucination AUROC against gold (when the data has gold labels)."""
+        found = Headline.of(
+            (summary.get("agreement") or {}) if isinstance(summary, dict) else {}, "hallucination_auroc"
+        )
+        return [found] if found is not None else []
 
     def report(self, scores: Scores) -> str:
         return render_report(scores.summary, scores.items[scores.items["status"] == "failed"])
