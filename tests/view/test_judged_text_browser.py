@@ -156,7 +156,7 @@ def test_the_run_list_shows_headlines_and_preselects_two_runs_of_one_task(page, 
     page.goto(viewer)
     qwk = json.loads((runs / "support" / "rules" / "summary.json").read_text())["agreement"]["qwk"]
     headline = page.locator("#runs tr[data-run='support/rules'] [data-role=headline]").inner_text()
-    assert headline == f"agreement.qwk {qwk:.4g}"
+    assert headline == f"qwk {qwk:.4g}"
     assert "support/rules" in page.locator("#history-figure figcaption").inner_text()
     # The newest run is another task's: the preselected pair is the two newest of one task.
     assert page.input_value("#compare-form select[name=a]") == "support/broken"

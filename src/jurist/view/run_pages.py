@@ -84,7 +84,7 @@ def history_page(viewer: Viewer, task: str | None = None, metric: str | None = N
         "headline": HEADLINE,
         "figure": figure,
         "caption": caption,
-        "columns": [name for name in _headline_columns(shown, most=3) if name not in headlines],
+        "columns": [name for name in _headline_columns(shown, most=4) if name not in headlines][:2],
         "total": len(runs),
         "pair": _compare_pair(shown),
     }
@@ -283,11 +283,13 @@ def _search_columns(review: Review) -> list[str]:
 
 
 def _headline_columns(runs: Sequence[RunRecord], most: int = 6) -> list[str]:
-    """The headline figures shown as columns: those most runs have, in their first order."""
+    """The figures shown as columns: those most runs have, the preferred first; a verdict's
+    distribution (``verdicts.mean``) is not a figure of the judge's quality and is left out."""
     counts: dict[str, int] = {}
     for record in runs:
         for name in record.metrics:
-            counts[name] = counts.get(name, 0) + 1
+            if not name.startswith("verdicts."):
+                counts[name] = counts.get(name, 0) + 1
     order = sorted(
         counts, key=lambda name: (-counts[name], _PREFERRED.index(name) if name in _PREFERRED else 99)
     )
