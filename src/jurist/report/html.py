@@ -446,12 +446,20 @@ def _header(manifest: Mapping[str, Any], summary: Any, run_dir: Path) -> list[tu
             f"{_fmt(usage.get('prompt_tokens', 0))} prompt + {_fmt(usage.get('completion_tokens', 0))} "
             f"completion tokens, cost {_money(usage.get('cost'))}",
         ),
-        ("status", str(manifest.get("status") or "")),
+        ("status", _status_text(str(manifest.get("status") or ""), ok, failed)),
         ("created", str(manifest.get("created_at") or "")),
         ("finished", str(manifest.get("finished_at") or "")),
         ("jurist", str(versions.get("jurist") or "")),
     ]
     return [(name, value) for name, value in rows if value]
+
+
+def _status_text(status: str, ok: Any, failed: Any) -> str:
+    """The run's status as the page says it: a finished run none of whose items got a verdict
+    is ``finished: all items failed``, one with some failed ``finished: N failed``."""
+    if status == "finished" and isinstance(failed, int) and failed:
+        return "finished: all items failed" if not ok else f"finished: {failed} failed"
+    return status
 
 
 # ---------------------------------------------------------------------- the page
