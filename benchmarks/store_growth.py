@@ -8,9 +8,9 @@ call's messages, each distinct text once (see :mod:`jurist.runner.store`).
 For each N it prints the bytes per item of ``results.sqlite``:
 
 - **with prompts**: the file as written (every call: message hashes, replies, tokens,
-  latency, cache hit; the ``messages`` table);
-- **without prompts**: the same file with the ``calls`` and ``program`` columns and the
-  ``messages`` table dropped, i.e. the schema of jurist before prompts were recorded;
+  latency, cache hit; each item's judged inputs; the ``messages`` table);
+- **without prompts**: the same file with the ``calls``, ``program`` and ``inputs`` columns
+  and the ``messages`` table dropped, i.e. the schema of jurist before prompts were recorded;
 - **inline**: what storing every call's message texts in each row would add, for scale.
 
 Both files are compacted (``VACUUM INTO``) before they are measured. Usage:
@@ -114,6 +114,7 @@ def compacted_size(db: Path, target: Path, *, drop_prompts: bool) -> int:
         if drop_prompts:
             connection.execute("ALTER TABLE results DROP COLUMN calls")
             connection.execute("ALTER TABLE results DROP COLUMN program")
+            connection.execute("ALTER TABLE results DROP COLUMN inputs")
             connection.execute("DROP TABLE messages")
         connection.commit()
         connection.execute(f"VACUUM INTO '{target}'")

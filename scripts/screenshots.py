@@ -1,8 +1,9 @@
 """Regenerate the screenshots of the HTML report and of ``jurist view`` in ``docs/img/``.
 
 Everything is made here, offline: the bundled RAGBench sample judged by the offline
-baseline (its HTML report), and a small sentiment task judged by two simulated judges on
-loopback servers (``jurist.testing.OpenAICompatibleServer``), so that the viewer has two runs
+baseline (its HTML report), and the tutorial's support answers
+(``examples/support-answers``) judged by their offline rules and by a simulated model on a
+loopback server (``jurist.testing.OpenAICompatibleServer``), so that the viewer has two runs
 to compare and disagreements to label. The pages are captured in the system Chromium
 (headless, through Playwright; nothing is downloaded)::
 
@@ -13,7 +14,6 @@ to compare and disagreements to label. The pages are captured in the system Chro
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -23,87 +23,56 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TASK = """\
-name: review-sentiment
-description: The sentiment of a product review.
-instructions: Say the sentiment of the review.
-inputs: [text]
-output:
-  kind: label
-  labels: [pos, neg, mixed]
-  reasoning: true
-gold: gold
-"""
+EXAMPLE = ROOT / "examples" / "support-answers"
 
-REVIEWS = [
-    ("Works perfectly, I use it every day.", "pos", "pos", "pos"),
-    ("Broke after two days. Returned it.", "neg", "neg", "neg"),
-    ("Great sound, but the battery dies by noon.", "mixed", "pos", "mixed"),
-    ("Not what the pictures show.", "neg", "neg", "neg"),
-    ("Cheap, and it feels cheap.", "neg", "mixed", "neg"),
-    ("Exactly as described, fast delivery.", "pos", "pos", "pos"),
-    ("The app is fine; the hardware is not.", "mixed", "neg", "neg"),
-    ("I would buy it again.", "pos", "pos", "pos"),
-    ("Stopped charging within a week.", "neg", "neg", "neg"),
-    ("Nice design, awkward buttons.", "mixed", "mixed", "pos"),
-    ("Best purchase this year.", "pos", "pos", "pos"),
-    ("Arrived late and scratched.", "neg", "neg", "mixed"),
-]
-"""(review, gold, judge A's answer, judge B's answer)"""
-
-_TEXT = re.compile(r"\[\[ ## text ## \]\]\n(.*?)(?=\n\n\[\[ ## |\n\nRespond with |\Z)", re.S)
+_ANSWER = re.compile(r"\[\[ ## answer ## \]\]\n(.*?)(?=\n\n\[\[ ## |\n\nRespond with |\Z)", re.S)
 
 
-def _answering(column: int) -> Any:
-    """A judge that answers the verdict in ``column`` of :data:`REVIEWS` for each review."""
-    answers = {review[0]: review[column] for review in REVIEWS}
+def _llm_score(body: dict[str, Any]) -> str:
+    """A simulated model: it rates an answer by its length and by whether it refuses."""
+    user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    found = _ANSWER.search(user)
+    answer = found.group(1).strip() if found else ""
+    if re.search(r"(?i)contact|cannot help|not sure", answer):
+        score, why = 1, "The answer sends the customer elsewhere instead of helping."
+    elif len(answer) < 60:
+        score, why = 2, "The answer is too short to resolve the question."
+    elif len(answer) < 140:
+        score, why = 4, "The answer helps but leaves a step out."
+    else:
+        score, why = 5, "The answer gives the concrete steps the customer needs."
+    return f"[[ ## reasoning ## ]]\n{why}\n\n[[ ## verdict ## ]]\n{score}\n\n[[ ## completed ## ]]"
 
-    def respond(body: dict[str, Any]) -> str:
-        user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
-        found = _TEXT.search(user)
-        verdict = answers.get(found.group(1).strip() if found else "", "pos")
-        return (
-            f"[[ ## reasoning ## ]]\nThe review reads as {verdict}.\n\n"
-            f"[[ ## verdict ## ]]\n{verdict}\n\n[[ ## completed ## ]]"
-        )
 
-    return respond
-
-
-def make_runs(work: Path) -> tuple[Path, Path]:
-    """The run directories: ``runs/ragbench/baseline`` and two runs of the sentiment task."""
+def make_runs(work: Path) -> dict[str, Path]:
+    """The run directories: the bundled RAGBench sample judged by its baseline, and the
+    tutorial's support answers judged by their offline rules and by a simulated model."""
     from jurist.judges.config import JudgeConfig
     from jurist.testing import OpenAICompatibleServer
     from jurist.verbs import judge
 
     runs = work / "runs"
-    judge("ragbench", "sample:ragbench", None, out=runs / "ragbench" / "baseline", progress=False)
-    task = work / "task.yaml"
-    task.write_text(TASK, encoding="utf-8")
-    data = work / "reviews.jsonl"
-    data.write_text(
-        "".join(
-            json.dumps({"id": f"r{index}", "text": text, "gold": gold}) + "\n"
-            for index, (text, gold, _, _) in enumerate(REVIEWS)
-        ),
-        encoding="utf-8",
-    )
+    made = {"ragbench": runs / "ragbench" / "baseline"}
+    judge("ragbench", "sample:ragbench", None, out=made["ragbench"], progress=False)
+    task, data = EXAMPLE / "task.yaml", EXAMPLE / "answers.csv"
+    made["rules"] = runs / "support-baseline"
+    judge(task, data, None, out=made["rules"], progress=False)
     os.environ.setdefault("SCREENSHOT_JUDGE_KEY", "not-a-real-key")
-    for name, column in (("small-judge", 2), ("large-judge", 3)):
-        with OpenAICompatibleServer(_answering(column)) as server:
-            config = JudgeConfig(
-                model=f"openai/{name}",
-                api_base=server.base_url,
-                api_key_env="SCREENSHOT_JUDGE_KEY",
-                cache_dir=work / "cache",
-                concurrency=4,
-            )
-            judge(task, data, config, out=runs / "review-sentiment" / name, progress=False)
-    return runs, runs / "ragbench" / "baseline"
+    with OpenAICompatibleServer(_llm_score) as server:
+        config = JudgeConfig(
+            model="openai/gpt-4o-mini",
+            api_base=server.base_url,
+            api_key_env="SCREENSHOT_JUDGE_KEY",
+            cache_dir=work / "cache",
+            concurrency=4,
+        )
+        made["llm"] = runs / "support-gpt"
+        judge(task, data, config, out=made["llm"], progress=False)
+    return made
 
 
-def capture(runs: Path, report_run: Path, out: Path, chromium: str) -> list[Path]:
-    """Screenshots of the report and of the viewer's pages."""
+def capture(made: dict[str, Path], out: Path, chromium: str) -> list[Path]:
+    """Screenshots of the reports and of the viewer's pages, in a 1,400-pixel-wide window."""
     from playwright.sync_api import sync_playwright
 
     from jurist.testing.browser import CHROMIUM_FLAGS
@@ -111,24 +80,36 @@ def capture(runs: Path, report_run: Path, out: Path, chromium: str) -> list[Path
 
     out.mkdir(parents=True, exist_ok=True)
     shots: list[Path] = []
+
+    def shot(name: str, page: Any, selector: str | None = None) -> None:
+        shots.append(out / name)
+        if selector is None:
+            page.screenshot(path=shots[-1])
+        else:
+            page.locator(selector).screenshot(path=shots[-1])
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto((report_run / "report.html").as_uri())
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto((made["ragbench"] / "report.html").as_uri())
         page.locator("#figures").scroll_into_view_if_needed()
-        shots.append(out / "report.png")
-        page.screenshot(path=shots[-1])
+        shot("report.png", page)
+        page.goto((made["rules"] / "report.html").as_uri())
+        shot("report-scores.png", page, "#figures")
+        page.click("#items-table tr.item[data-id='t02']")
+        page.locator("#items").scroll_into_view_if_needed()
+        shot("report-items.png", page)
+        runs = made["rules"].parent
         with ViewServer(runs.relative_to(Path.cwd())) as viewer:
             pages = {
                 "viewer-history.png": "",
-                "viewer-compare.png": "compare?a=review-sentiment/small-judge&b=review-sentiment/large-judge",
-                "viewer-queue.png": "queue?run=review-sentiment/small-judge",
-                "viewer-item.png": "item?run=review-sentiment/small-judge&id=r2",
+                "viewer-compare.png": "compare?a=support-gpt&b=support-baseline",
+                "viewer-queue.png": "queue?run=support-gpt",
+                "viewer-item.png": "item?run=support-gpt&id=t05",
             }
             for name, path in pages.items():
                 page.goto(viewer.url + path)
-                shots.append(out / name)
-                page.screenshot(path=shots[-1])
+                shot(name, page)
         browser.close()
     return shots
 
@@ -149,8 +130,7 @@ def main() -> int:
         cwd = Path.cwd()
         os.chdir(work)
         try:
-            runs, report_run = make_runs(work)
-            shots = capture(runs, report_run, out, args.chromium)
+            shots = capture(make_runs(work), out, args.chromium)
         finally:
             os.chdir(cwd)
     for shot in shots:

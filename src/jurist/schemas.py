@@ -153,6 +153,9 @@ class ItemDetail(BaseModel):
             ``None`` when none was used.
         calls: Every LM call with its messages and replies; ``[]`` for a judge that calls no
             model (a baseline); ``None`` for a row recorded without its calls.
+        inputs: The judged inputs (field -> value: the question, answer, context...), or
+            ``None`` when the row does not record them (written before jurist recorded
+            them, or by a jury's derived run).
     """
 
     id: str
@@ -168,3 +171,4 @@ class ItemDetail(BaseModel):
     judge_fingerprint: str | None = None
     program: dict[str, str] | None = None
     calls: list[LMCall] | None = None
+    inputs: dict[str, Any] | None = None

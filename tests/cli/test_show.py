@@ -123,3 +123,40 @@ def test_a_failed_item_shows_its_error_messages_and_raw(tmp_path, capsys):
     assert "item-0 · failed" in printed and "unparseable_output" in printed
     assert "no verdict" in printed and "not a verdict at all" in printed
     assert "What is fact number 0?" in printed  # the prompt of the failed call
+
+
+TONE_TASK = (
+    "name: tone\ninstructions: Say the tone.\ninputs: [text]\noutput: {kind: label, labels: [calm, angry]}\n"
+    'baseline: {rules: [{pattern: "!", value: angry}], default: calm}\n'
+)
+
+
+def test_show_prints_the_judged_text_of_a_baseline_run_and_of_an_older_one(tmp_path: Path, capsys):
+    import jurist
+
+    task = tmp_path / "task.yaml"
+    task.write_text(TONE_TASK, encoding="utf-8")
+    data = write_jsonl(
+        tmp_path / "rows.jsonl", [{"id": "x1", "text": "Fine, thanks."}, {"id": "x2", "text": "No!"}]
+    )
+    run = tmp_path / "run"
+    jurist.judge(task, data, out=run, progress=False)
+    capsys.readouterr()
+
+    assert run_cli(["show", str(run), "x2"]) == 0
+    printed = capsys.readouterr().out
+    assert "judged text" in printed and "No!" in printed
+    assert printed.index("No!") < printed.index("verdict")  # the text before the verdict and calls
+    assert run_cli(["show", str(run), "x2", "--json"]) == 0
+    assert _strict(capsys.readouterr().out)["inputs"] == {"text": "No!"}
+
+    # A run written before jurist recorded inputs: read again from its (unchanged) data file.
+    with sqlite3.connect(run / RESULTS_DB) as db:
+        db.execute("UPDATE results SET inputs = NULL")
+    assert run_cli(["show", str(run), "x1"]) == 0
+    assert "Fine, thanks." in capsys.readouterr().out
+    # Its data changed since: nothing is shown as if it were the judged text.
+    write_jsonl(data, [{"id": "x1", "text": "Something else."}, {"id": "x2", "text": "No!"}])
+    assert run_cli(["show", str(run), "x1"]) == 0
+    printed = capsys.readouterr().out
+    assert "Something else." not in printed and "not recorded in this run" in printed

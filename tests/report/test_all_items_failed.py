@@ -63,5 +63,6 @@ def test_a_run_whose_every_answer_fails_is_reported_not_crashed(
     assert summary["failed"] > 0 and summary.get("ok", 0) == 0
     results = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     assert results and all(r["status"] == "failed" and r["raw"] for r in results)
-    assert (out / "report.html").stat().st_size > 0
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "<dt>status</dt><dd>finished: all items failed</dd>" in page
     assert isinstance(json.loads((out / "figures.json").read_text(encoding="utf-8")), list)

@@ -51,3 +51,18 @@ def test_rows_escape_every_value_as_the_template_did():
         built = str(_row_html(row, columns))
         assert built == reference(row, columns)
         assert "<script>" not in built
+
+
+def test_the_report_of_an_older_run_reads_the_judged_text_from_its_data(mt_bench_run, tmp_path):
+    import shutil
+    import sqlite3
+
+    from support import run_cli
+
+    older = tmp_path / "older"
+    shutil.copytree(mt_bench_run, older)
+    with sqlite3.connect(older / "results.sqlite") as db:
+        db.execute("UPDATE results SET inputs = NULL")
+    assert run_cli(["report", str(older), "--html", str(tmp_path / "page.html")]) == 0
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "question: What is the capital of Australia?" in page

@@ -175,3 +175,23 @@ def test_the_calibration_page_shows_agreement_bars_and_both_tables(page, calibra
     )
     assert judges == ["baseline-2", "baseline"]
     assert all(url.startswith("file:") for url in requested)
+
+
+def test_the_judged_text_is_in_the_rows_the_details_and_the_filter(page, mt_bench_run: Path):
+    open_offline(page, mt_bench_run / "report.html")
+    rows = [
+        json.loads(line) for line in (MT_BENCH / "answers.jsonl").read_text().splitlines() if line.strip()
+    ]
+    first = rows[0]
+    shown = page.locator("#items-table tr.item[data-id='q01'] td.text").inner_text()
+    assert shown.startswith(f"question: {first['question']}")
+    # A word only in one answer's tail (past what the row shows) still filters to its item.
+    word = "purpose-built"
+    page.fill("#filter-text", word)
+    assert visible_ids(page) == [row["id"] for row in rows if word in row["answer"]]
+    page.fill("#filter-text", "")
+    page.click("#items-table tr.item[data-id='q01']")
+    detail = page.locator("tr.detail .item-detail")
+    labels = detail.locator(".block .label").all_inner_texts()
+    assert [label.lower() for label in labels[:3]] == ["question", "answer", "verdict"]  # text first
+    assert detail.locator(".block.input pre").nth(1).inner_text() == first["answer"]

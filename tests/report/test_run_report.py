@@ -76,6 +76,7 @@ def test_a_yaml_task_report_shows_intervals_and_the_review_columns(mt_bench_run:
     review = json.loads((mt_bench_run / "review.json").read_text())
     headers = re.findall(r'<th scope="col" data-key="([^"]+)"', page)
     expected = ["id", "status", review["verdict"], review["gold"], review["agrees"], *review["columns"]]
+    expected.insert(1, "__judged_text__")  # the judged inputs come right after the id
     assert headers[: len(expected)] == expected
     assert 'id="filter-agreement"' in page
     items = pd.read_parquet(mt_bench_run / "items.parquet")

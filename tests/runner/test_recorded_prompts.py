@@ -57,12 +57,17 @@ def test_shared_messages_are_stored_once(server, llm_config, tmp_path):
     ragbench_run(data, tmp_path / "run", llm_config)
 
     with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
-        count, size = db.execute("SELECT COUNT(*), SUM(LENGTH(content)) FROM messages").fetchone()
+        stored = dict(db.execute("SELECT sha256, LENGTH(content) FROM messages").fetchall())
         rows = [json.loads(calls) for (calls,) in db.execute("SELECT calls FROM results ORDER BY seq")]
+        inputs = [json.loads(found) for (found,) in db.execute("SELECT inputs FROM results ORDER BY seq")]
     system_hashes = {call["messages"][0][1] for calls in rows for call in calls}
     user_hashes = {call["messages"][1][1] for calls in rows for call in calls}
     assert len(system_hashes) == 1 and len(user_hashes) == 2
-    assert count == 3  # one system message shared by both items, one user message each
+    # The table holds one system message shared by both items, one user message each, and
+    # the texts of the items' inputs, nothing else.
+    input_hashes = {digest for found in inputs for _, digest in found.values()}
+    assert set(stored) == system_hashes | user_hashes | input_hashes
+    size = sum(stored[digest] for digest in system_hashes | user_hashes)
     system = next(iter(system_hashes))
     texts = {m.content for d in _details(tmp_path / "run").values() for m in d.calls[0].messages}
     assert system in {hashlib.sha256(text.encode()).hexdigest() for text in texts}
@@ -155,7 +160,11 @@ def test_baseline_judges_record_no_calls(tmp_path):
     details = _details(tmp_path / "run")
     assert all(detail.calls == [] for detail in details.values())
     with sqlite3.connect(tmp_path / "run" / RESULTS_DB) as db:
-        assert db.execute("SELECT COUNT(*) FROM messages").fetchone() == (0,)
+        # No prompt: the table holds only the texts of the judged inputs, which every item records.
+        inputs = [json.loads(found) for (found,) in db.execute("SELECT inputs FROM results")]
+        stored = {row[0] for row in db.execute("SELECT sha256 FROM messages")}
+    assert stored == {digest for found in inputs for _, digest in found.values()}
+    assert all(detail.inputs and detail.inputs["question"] for detail in details.values())
 
 
 def test_a_results_file_from_before_recorded_prompts_is_refused_not_converted(server, llm_config, tmp_path):

@@ -73,7 +73,11 @@ def report_command(
     target = html if html is not None else run / REPORT_HTML
     if target.is_dir():
         raise InputError("is a directory; give --html a file name", path=target)
-    page = render_run_html(run, max_items=max_items, **_missing_views(run))
+    from jurist.tasks import run_task
+    from jurist.tasks.run_inputs import RunInputs
+
+    inputs = RunInputs(run, lambda: run_task(run)).of
+    page = render_run_html(run, max_items=max_items, inputs=inputs, **_missing_views(run))
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.resolve().parent == run.resolve():
         with run_lock(run):

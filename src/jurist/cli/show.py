@@ -1,7 +1,9 @@
 """``jurist show RUN ITEM``: one judged item in full, in the terminal or as JSON.
 
 It prints what the run store holds about the item (:meth:`jurist.runner.ResultStore.item_detail`):
-status, the parsed verdict, the rationale, every LM call with the messages it sent (role by
+the judged text (the item's inputs: question, answer, context...; for a run written before
+jurist recorded them, read again from the run's data file when it is unchanged), status, the
+parsed verdict, the rationale, every LM call with the messages it sent (role by
 role, in full), its replies, cache hit or not, tokens, cost and latency, the attempts, the
 error of a failed item, and the judge, model and compiled program of the run (from its
 ``manifest.json``). Nothing is called and nothing in the run directory is changed.
@@ -21,6 +23,7 @@ import typer
 from jurist.cli import app
 from jurist.errors import InputError
 from jurist.redaction import redact, redact_value
+from jurist.report.inputs import input_text
 from jurist.report.jsonout import dumps
 
 if TYPE_CHECKING:
@@ -68,6 +71,13 @@ def load_item(run: Path, item_id: str) -> tuple[ItemDetail, dict[str, Any]]:
             more = ", ..." if len(known) > KNOWN_IDS_SHOWN else ""
             hint = f"; recorded ids include {listed}{more}" if known else "; the run holds no items yet"
             raise InputError(f"no item with id {item_id!r}{hint}", path=run)
+    if detail.inputs is None:
+        from jurist.tasks import run_task
+        from jurist.tasks.run_inputs import RunInputs
+
+        found = RunInputs(run, lambda: run_task(run)).of([detail.id]).get(detail.id)
+        if found is not None:
+            detail = detail.model_copy(update={"inputs": found})
     return detail, read_manifest(run)
 
 
@@ -137,7 +147,8 @@ def _call_facts(call: LMCall) -> str:
 
 
 def render(console: Console, detail: ItemDetail, manifest: dict[str, Any]) -> None:
-    """Print the item in full with Rich: header, verdict, rationale, usage, calls, raw replies."""
+    """Print the item in full with Rich: header, judged text, verdict, rationale, usage, calls,
+    raw replies."""
     from rich.console import Group, RenderableType
     from rich.json import JSON
     from rich.panel import Panel
@@ -165,6 +176,13 @@ def render(console: Console, detail: ItemDetail, manifest: dict[str, Any]) -> No
     )
     style = "green" if detail.status == "ok" else "red"
     console.print(Panel(header, title=f"[bold]{detail.id}[/] · {detail.status}", border_style=style))
+
+    console.print(Rule("judged text"))
+    if detail.inputs is None:
+        console.print(Text("not recorded in this run, and its data file is gone or changed since the run"))
+    for name, value in (detail.inputs or {}).items():
+        console.print(Rule(str(name), style="green", align="left"))
+        console.print(Text(input_text(value)), soft_wrap=True)
 
     if detail.status == "failed":
         console.print(Rule("error", style="red"))
@@ -229,7 +247,7 @@ def show_command(
     item: Annotated[str, typer.Argument(help="The id of the item to show.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print the item as JSON.")] = False,
 ) -> None:
-    """Print one judged item in full: verdict, rationale, every message sent, raw replies, usage.
+    """Print one judged item in full: judged text, verdict, rationale, every message sent, raw replies, usage.
 
     Reads the run directory only: nothing is called and nothing is changed.
     """

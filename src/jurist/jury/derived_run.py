@@ -165,7 +165,7 @@ def record_items(
     the manifest records as the judge's config.
     """
     run_items(
-        [Item(item_id, {ITEM_KEY: item_id}) for item_id in ids],
+        [Item(item_id, {ITEM_KEY: item_id}, record_inputs=False) for item_id in ids],
         judge,
         out,
         task=task.name,

@@ -16,7 +16,8 @@ The kinds and the keys of their ``data``:
     accuracy of the items in a bin); optional ``ece``.
 ``histogram``
     ``series``: list of ``{"name", "values": [...]}``; optional ``bins`` (a count or the
-    edges) and ``xlabel``.
+    edges) and ``xlabel``. Several series are drawn side by side in each bin (or as
+    outlines when the bins are many), never as translucent overlapping bars.
 ``bars``
     ``bars``: list of ``{"label", "value", "low"?, "high"?, "group"?}`` (``low``/``high``
     draw a confidence-interval whisker; bars of one ``group`` share a colour); optional
@@ -25,7 +26,9 @@ The kinds and the keys of their ``data``:
     ``series``: list of ``{"name", "x": [...], "y": [...], "low"?: [...], "high"?: [...]}``;
     optional ``xlabel``, ``ylabel``, ``ylim``.
 ``scatter``
-    ``series``: list of ``{"name", "x": [...], "y": [...]}``; optional ``xlabel``, ``ylabel``.
+    ``series``: list of ``{"name", "x": [...], "y": [...]}``; optional ``xlabel``, ``ylabel``,
+    and ``diagonal`` (``true``: draw the line y = x). Whole-number points that coincide
+    (integer scores) are drawn as one disc per point sized by its count, or jittered.
 ``gates``
     ``gates``: list of ``{"name", "value", "threshold", "op", "passed"}`` (a pass/fail summary).
 """

@@ -30,7 +30,7 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from jurist.atomic import atomic_path, atomic_write_text
 from jurist.redaction import redact, redact_value
 from jurist.report.figures import Figure, figures_from_json, figures_to_json
+from jurist.report.inputs import input_text, snippet
 from jurist.report.jsonout import dumps
 from jurist.report.review import Review
 
@@ -65,9 +66,14 @@ REPORT_HTML = "report.html"
 MAX_ITEMS = 2000
 """Items embedded in a report by default (``jurist view`` pages all of them)."""
 
+InputsLookup = Callable[[Sequence[str]], Mapping[str, Mapping[str, Any]]]
+"""The judged inputs of items whose store row records none (an older run): ids -> inputs."""
+
 _MANIFEST = "manifest.json"
 _SUMMARY = "summary.json"
 _REPORT_MD = "report.md"
+_TEXT_KEY = "__judged_text__"
+"""The key of the judged-text column of the item table (no column of a table has it)."""
 _SHOWN_IN_HEADER = {"items", "ok", "failed", "failed_ids", "failure_kinds", "usage", "run", "task"}
 _VALUE_KEYS = ("value", "mean", "rate", "estimate", "point")
 _MAX_SUMMARY_ROWS = 400
@@ -313,7 +319,9 @@ def _row_html(row: Mapping[str, Any], columns: Sequence[_Column]) -> Markup:
         f'data-id="{escape(row["id"])}" data-status="{status}" data-agrees="{escape(row["agrees"] or "na")}">'
     ]
     for column, cell in zip(columns, row["cells"], strict=True):
-        parts.append('<td class="num"' if column.numeric else "<td")
+        parts.append(
+            '<td class="num"' if column.numeric else '<td class="text"' if column.key == _TEXT_KEY else "<td"
+        )
         if cell["sort"]:
             parts.append(f' data-sort="{escape(cell["sort"])}"')
         if cell["full"]:
@@ -334,9 +342,12 @@ def _agrees(value: Any) -> str:
     return "true" if bool(value) else "false"
 
 
-def _details(run_dir: Path, ids: Sequence[str]) -> tuple[dict[str, Any], dict[str, str], str | None]:
-    """The recorded prompts and replies of ``ids``: per item its calls (messages by hash),
-    the message texts by hash (each once), and a note when the store cannot be read."""
+def _details(
+    run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None = None
+) -> tuple[dict[str, Any], dict[str, str], str | None]:
+    """The recorded inputs, prompts and replies of ``ids``: per item its judged inputs and calls
+    (texts by hash), the texts by hash (each once), and a note when the store cannot be read.
+    Items whose row records no inputs get them from ``inputs_of``, when given."""
     import sqlite3
 
     from jurist.errors import RunDirectoryError
@@ -359,9 +370,7 @@ def _details(run_dir: Path, ids: Sequence[str]) -> tuple[dict[str, Any], dict[st
                     for call in detail.calls:
                         refs = []
                         for message in call.messages:
-                            digest = hashlib.sha256(message.content.encode("utf-8")).hexdigest()[:16]
-                            messages.setdefault(digest, message.content)
-                            refs.append([message.role, digest])
+                            refs.append([message.role, _text_ref(message.content, messages)])
                         calls.append(
                             {
                                 **call.model_dump(mode="json", exclude={"messages"}),
@@ -369,6 +378,7 @@ def _details(run_dir: Path, ids: Sequence[str]) -> tuple[dict[str, Any], dict[st
                             }
                         )
                 details[item_id] = {
+                    "inputs": detail.inputs,
                     "status": detail.status,
                     "output": detail.output,
                     "rationale": detail.rationale,
@@ -380,7 +390,24 @@ def _details(run_dir: Path, ids: Sequence[str]) -> tuple[dict[str, Any], dict[st
                 }
     except (RunDirectoryError, OSError, sqlite3.Error) as exc:
         return details, messages, f"the run store cannot be read ({exc}): prompts and replies are not shown"
+    missing = [item_id for item_id in ids if item_id in details and details[item_id]["inputs"] is None]
+    if missing and inputs_of is not None:
+        found = inputs_of(missing)
+        for item_id in missing:
+            details[item_id]["inputs"] = found.get(item_id)
+    for detail in details.values():
+        if detail["inputs"] is not None:
+            detail["inputs"] = [
+                [name, _text_ref(input_text(value), messages)] for name, value in detail["inputs"].items()
+            ]
     return details, messages, None
+
+
+def _text_ref(text: str, texts: dict[str, str]) -> str:
+    """The key under which ``text`` is kept once in ``texts`` (a prefix of its SHA-256)."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    texts.setdefault(digest, text)
+    return digest
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -419,12 +446,20 @@ def _header(manifest: Mapping[str, Any], summary: Any, run_dir: Path) -> list[tu
             f"{_fmt(usage.get('prompt_tokens', 0))} prompt + {_fmt(usage.get('completion_tokens', 0))} "
             f"completion tokens, cost {_money(usage.get('cost'))}",
         ),
-        ("status", str(manifest.get("status") or "")),
+        ("status", _status_text(str(manifest.get("status") or ""), ok, failed)),
         ("created", str(manifest.get("created_at") or "")),
         ("finished", str(manifest.get("finished_at") or "")),
         ("jurist", str(versions.get("jurist") or "")),
     ]
     return [(name, value) for name, value in rows if value]
+
+
+def _status_text(status: str, ok: Any, failed: Any) -> str:
+    """The run's status as the page says it: a finished run none of whose items got a verdict
+    is ``finished: all items failed``, one with some failed ``finished: N failed``."""
+    if status == "finished" and isinstance(failed, int) and failed:
+        return "finished: all items failed" if not ok else f"finished: {failed} failed"
+    return status
 
 
 # ---------------------------------------------------------------------- the page
@@ -452,6 +487,7 @@ def render_run_html(
     review: Review | None = None,
     items: pd.DataFrame | None = None,
     summary: Any = None,
+    inputs: InputsLookup | None = None,
 ) -> str:
     """The HTML report of the run in ``run_dir``, as one self-contained page.
 
@@ -467,6 +503,8 @@ def render_run_html(
         review: The review columns instead of ``review.json``.
         items: The per-item table instead of ``items.parquet`` / ``items.csv``.
         summary: The summary instead of ``summary.json``.
+        inputs: The judged inputs of items whose store row records none (an older run),
+            e.g. read again from the run's data; without it such items show none.
 
     Raises:
         RunDirectoryError: ``run_dir`` is not a directory.
@@ -499,9 +537,13 @@ def render_run_html(
     shown = table.head(max(0, max_items))
     columns = _columns(table, review)
     ids = [str(value) for value in shown["id"]]
-    details, messages, store_note = _details(run_dir, ids)
+    details, messages, store_note = _details(run_dir, ids, inputs)
+    if any(detail.get("inputs") for detail in details.values()):
+        columns.insert(1, _Column(_TEXT_KEY, "judged text", False))
     rows = []
     for record, item_id in zip(shown.to_dict(orient="records"), ids, strict=True):
+        refs = (details.get(item_id) or {}).get("inputs") or []
+        record[_TEXT_KEY] = snippet({name: messages[digest] for name, digest in refs})
         row = {
             "id": item_id,
             "status": str(record.get("status") or ""),
@@ -557,6 +599,7 @@ def write_run_views(
     review: Review,
     items: pd.DataFrame,
     summary: dict[str, Any],
+    inputs: InputsLookup | None = None,
 ) -> Path:
     """Write a scored run's ``figures.json``, ``review.json`` and ``report.html`` into ``run_dir``.
 
@@ -583,6 +626,7 @@ def write_run_views(
             review=review,
             items=None if has_items else items,
             summary=None if (run_dir / _SUMMARY).is_file() else summary,
+            inputs=inputs,
         )
         path = run_dir / REPORT_HTML
         with atomic_path(path, redacted=True) as tmp:  # render_run_html redacted the page

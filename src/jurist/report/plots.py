@@ -132,8 +132,9 @@ def _confusion(canvas: Canvas, data: Mapping[str, Any]) -> bool:
     row_labels = labels if len(labels) == len(matrix) else [str(i) for i in range(len(matrix))]
     col_labels = labels if len(labels) == width else [str(i) for i in range(width)]
     size = max(len(matrix), width)
-    side = min(7.5, max(3.6, 0.3 * size + 2.4))
-    canvas.set_size_inches(side + 0.8, side)
+    if size > 8:  # a large matrix needs room; a small one takes the size of every other figure
+        side = min(7.5, 0.3 * size + 2.4)
+        canvas.set_size_inches(side + 0.8, side)
     axes = canvas.add_subplot()
     image = axes.imshow(matrix, cmap="Blues", vmin=0, aspect="auto")
     top = max((max(row) for row in matrix), default=0.0) or 1.0
@@ -145,8 +146,9 @@ def _confusion(canvas: Canvas, data: Mapping[str, Any]) -> bool:
             shown = f"{value:g}" if value == int(value) else f"{value:.2f}"
             colour = "white" if value > top / 2 else "#1f2328"
             axes.text(j, i, shown, ha="center", va="center", color=colour, fontsize=font)
+    turned = width > 4 and max((len(label) for label in col_labels), default=0) > 3
     axes.set_xticks(
-        range(width), col_labels, rotation=45 if width > 4 else 0, ha="right" if width > 4 else "center"
+        range(width), col_labels, rotation=45 if turned else 0, ha="right" if turned else "center"
     )
     axes.set_yticks(range(len(matrix)), row_labels)
     axes.set_xlabel(_text(data.get("col_title"), "judge"))
@@ -228,6 +230,10 @@ def _bin_edges(values: list[float], bins: Any) -> Any:
 
 
 def _histogram(canvas: Canvas, data: Mapping[str, Any]) -> bool:
+    """One series as filled bars; several side by side in each bin (whole-number or few bins)
+    or as outlines (many bins), so no colour is a blend of two series'."""
+    import numpy as np
+
     series = []
     for entry in _entries(data, "series"):
         values = [value for value in _numbers(entry.get("values")) if value is not None]
@@ -236,20 +242,41 @@ def _histogram(canvas: Canvas, data: Mapping[str, Any]) -> bool:
     if not series:
         return False
     axes = _axes(canvas)
-    edges = _bin_edges([value for _, values in series for value in values], data.get("bins"))
+    axes.grid(False, axis="x")
+    found = _bin_edges([value for _, values in series for value in values], data.get("bins"))
+    edges = np.asarray(
+        found
+        if not isinstance(found, int)
+        else np.histogram_bin_edges([v for _, vs in series for v in vs], found),
+        dtype=float,
+    )
     several = len(series) > 1
+    side_by_side = several and len(edges) - 1 <= 25
+    widths = np.diff(edges)
     for index, (name, values) in enumerate(series):
-        axes.hist(
-            values,
-            bins=edges,
-            color=PALETTE[index % len(PALETTE)],
-            alpha=0.55 if several else 0.85,
-            edgecolor="white",
-            linewidth=0.5,
-            label=name or (f"series {index + 1}" if several else None),
-        )
+        counts, _ = np.histogram(values, bins=edges)
+        colour = PALETTE[index % len(PALETTE)]
+        label = name or (f"series {index + 1}" if several else None)
+        if side_by_side:
+            share = 0.84 / len(series)
+            lefts = edges[:-1] + widths * (0.08 + share * index)
+            axes.bar(
+                lefts, counts, width=widths * share, align="edge", color=colour, label=label, linewidth=0
+            )
+        elif several:
+            axes.stairs(counts, edges, color=colour, linewidth=1.8, label=label)
+        else:
+            axes.bar(
+                edges[:-1], counts, width=widths, align="edge", color=colour, edgecolor="white", linewidth=0.5
+            )
+    if all(float(edge + 0.5).is_integer() for edge in edges) and len(edges) <= 41:
+        axes.set_xticks([edge + 0.5 for edge in edges[:-1]])  # whole-number bins: tick the numbers
+        axes.xaxis.set_major_formatter("{x:g}")
     axes.set_xlabel(_text(data.get("xlabel"), "value"))
     axes.set_ylabel("items")
+    from matplotlib.ticker import MaxNLocator
+
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     _legend(axes)
     return True
 
@@ -367,30 +394,85 @@ def _lines(canvas: Canvas, data: Mapping[str, Any]) -> bool:
     return True
 
 
+def _on_grid(values: Sequence[float]) -> bool:
+    """Whole numbers with few distinct values (scores, counts): points on them pile up."""
+    return all(float(value).is_integer() for value in values) and len(set(values)) <= 20
+
+
 def _scatter(canvas: Canvas, data: Mapping[str, Any]) -> bool:
+    """Points; points on a grid of whole numbers (integer scores) that would pile up on each
+    other are drawn as one disc per grid point, sized and labelled by its count (one series),
+    or jittered (several). With ``diagonal``, the line y = x."""
+    import numpy as np
+
     axes = _axes(canvas)
-    drew = False
-    for index, entry in enumerate(_entries(data, "series")):
+    entries = []
+    for entry in _entries(data, "series"):
         points = [
             (x, y)
             for x, y in zip(_numbers(entry.get("x")), _numbers(entry.get("y")), strict=False)
             if x is not None and y is not None
         ]
-        if not points:
-            continue
-        xs, ys = zip(*points, strict=True)
-        axes.scatter(
-            xs,
-            ys,
-            s=16,
-            alpha=0.7,
-            color=PALETTE[index % len(PALETTE)],
-            label=_text(entry.get("name")) or None,
-            linewidths=0,
-        )
-        drew = True
-    if not drew:
+        if points:
+            entries.append((_text(entry.get("name")) or None, points))
+    if not entries:
         return False
+    every = [point for _, points in entries for point in points]
+    xs_all, ys_all = [x for x, _ in every], [y for _, y in every]
+    gridded = _on_grid(xs_all) and _on_grid(ys_all) and len(set(every)) < len(every)
+    rng = np.random.default_rng(0)
+    for index, (name, points) in enumerate(entries):
+        colour = PALETTE[index % len(PALETTE)]
+        if gridded and len(entries) == 1:
+            counts: dict[tuple[float, float], int] = {}
+            for point in points:
+                counts[point] = counts.get(point, 0) + 1
+            top = max(counts.values())
+            cells = sorted(counts.items())
+            sizes = [40 + 560 * count / top for _, count in cells]
+            axes.scatter(
+                [x for (x, _), _ in cells],
+                [y for (_, y), _ in cells],
+                s=sizes,
+                color=colour,
+                alpha=0.85,
+                linewidths=0,
+            )
+            for (x, y), count in cells:
+                dark = 40 + 560 * count / top > 160
+                axes.annotate(
+                    str(count),
+                    (x, y),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if dark else "#1f2328",
+                )
+        else:
+            xs, ys = zip(*points, strict=True)
+            if gridded:
+                xs = tuple(np.asarray(xs) + rng.uniform(-0.18, 0.18, len(xs)))
+                ys = tuple(np.asarray(ys) + rng.uniform(-0.18, 0.18, len(ys)))
+            axes.scatter(xs, ys, s=16, alpha=0.7, color=colour, label=name, linewidths=0)
+    if gridded:
+        for axis, values in ((axes.xaxis, xs_all), (axes.yaxis, ys_all)):
+            first, last = int(min(values)), int(max(values))
+            if last - first <= 20:
+                axis.set_ticks(range(first, last + 1))
+    if data.get("diagonal"):
+        low = min(min(xs_all), min(ys_all))
+        high = max(max(xs_all), max(ys_all))
+        pad = 0.5 if gridded else 0.0
+        axes.plot(
+            [low - pad, high + pad],
+            [low - pad, high + pad],
+            linestyle="--",
+            color="#8c959f",
+            linewidth=1.0,
+            label="y = x",
+        )
+    if gridded:
+        axes.margins(0.12)
     axes.set_xlabel(_text(data.get("xlabel")))
     axes.set_ylabel(_text(data.get("ylabel")))
     _legend(axes)

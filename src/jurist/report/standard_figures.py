@@ -301,13 +301,18 @@ def _verdict_figures(items: pd.DataFrame, review: Review, label: LabelSpec | Non
         bins = _score_bins(label, [*judged, *gold_values])
         series = {"judge": judged, "gold": gold_values}
         what = f"{_items(len(judged))} with both a verdict and gold" if gold_values else _items(len(judged))
+        means = "; ".join(
+            f"{name}: mean {np.mean(values):.2f}, median {np.median(values):g}"
+            for name, values in series.items()
+            if values
+        )
         found.append(
             histogram_figure(
                 series,
                 title="Scores: judge and gold" if gold_values else "Scores of the judge",
                 xlabel="score",
                 bins=bins,
-                caption=f"How many items got each score ({what}).",
+                caption=f"How many items got each score ({what}; {means}).",
             )
         )
         if gold_values:
@@ -319,14 +324,25 @@ def _verdict_figures(items: pd.DataFrame, review: Review, label: LabelSpec | Non
                         "series": [{"name": "items", "x": gold_values, "y": judged}],
                         "xlabel": "gold",
                         "ylabel": "judge",
+                        "diagonal": True,
                     },
                     caption=(
-                        f"One point per item (gold on x, the judge's score on y; {_items(len(judged))}). "
-                        "Points on the diagonal agree; above it the judge scores higher than gold."
+                        f"One point per item (gold on x, the judge's score on y; {_items(len(judged))}): "
+                        f"{_relative(gold_values, judged)} Points on the dashed diagonal agree; above it "
+                        "the judge scores higher than gold. Items with the same pair of whole-number scores "
+                        "share one disc, its area and number the count."
                     ),
                 )
             )
     return [figure for figure in found if figure is not None]
+
+
+def _relative(gold: Sequence[float], judged: Sequence[float]) -> str:
+    """How many verdicts equal gold, are above and below it."""
+    same = sum(1 for g, j in zip(gold, judged, strict=True) if j == g)
+    above = sum(1 for g, j in zip(gold, judged, strict=True) if j > g)
+    below = len(gold) - same - above
+    return f"{same} equal to gold, {above} above, {below} below."
 
 
 def _score_bins(label: LabelSpec | None, values: Sequence[float]) -> int | list[float] | None:

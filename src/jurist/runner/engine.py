@@ -209,7 +209,7 @@ async def _run(
     async def judge_and_store(position: int, item: Item) -> ItemResult:
         with deferring_cache_writes() as cache_writes, judging_in_run(stopping):
             result = await judge_one(judge, item)
-        writer.submit(result, cache_writes, position)
+        writer.submit(result, cache_writes, position, item.recorded_inputs)
         return result
 
     def done(task: asyncio.Task[ItemResult]) -> None:

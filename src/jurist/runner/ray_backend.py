@@ -134,11 +134,11 @@ def judge_on_ray(
     remote = ray.remote(judge_chunk).options(max_retries=TASK_RETRIES, retry_exceptions=False, num_cpus=1)
     blob = ray.put(cloudpickle.dumps(recipe))
     processes = min(cpus, math.ceil(concurrency / size))
-    running: dict[Any, int] = {}
+    running: dict[Any, list[Work]] = {}
     exhausted = False
     try:
         while True:
-            while not exhausted and sum(running.values()) < concurrency and tally.may_launch():
+            while not exhausted and sum(map(len, running.values())) < concurrency and tally.may_launch():
                 chunk: list[Work] = []
                 while len(chunk) < size and tally.may_launch():
                     found = next(work, None)
@@ -147,18 +147,18 @@ def judge_on_ray(
                         break
                     chunk.append(found)
                 if chunk:
-                    running[remote.remote(blob, fingerprint, processes, chunk)] = len(chunk)
+                    running[remote.remote(blob, fingerprint, processes, chunk)] = chunk
             if not running:
                 return
             done, _ = ray.wait(list(running), num_returns=1)
             for ref in done:
-                del running[ref]
+                sent = dict(running.pop(ref))
                 try:
                     results = ray.get(ref)
                 except Exception as exc:
                     raise _raised(ray, exc) from None
                 for position, result in results:
-                    writer.submit(result, (), position)
+                    writer.submit(result, (), position, sent[position].recorded_inputs)
                     tally.record(result)
                 if writer.error is not None:
                     raise writer.error

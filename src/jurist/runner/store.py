@@ -23,6 +23,14 @@ hash (``[role, sha256]`` per message) and to its replies by their index in the r
 run grows by the per-item text only, not by the prompt's size times the items. Read an
 item in full with :meth:`ResultStore.item_detail`.
 
+Every row also keeps the item's judged inputs (column ``inputs``: the question, answer,
+context... the judge was given), so pages show the judged text for a judge that sends no
+prompt (a baseline) as for an LLM judge. Each input is kept like a message: its text once in
+``messages`` (a list or number as its JSON text), the row referring to it by hash
+(``{field: ["text" | "json", sha256]}``); a context many items share is stored once. Rows
+written before the column existed, or by a run whose items are not the data's (a jury's
+derived run), read back with no inputs (``None``). Read them with :meth:`ResultStore.item_inputs`.
+
 Every row is redacted before it is written (:mod:`jurist.redaction`): an API key the
 provider echoed into an error, a raw reply, the parsed output or a message (a key pasted
 into the judged text) never reaches the file. A message is hashed after redaction.
@@ -45,7 +53,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from importlib import metadata
 from pathlib import Path
@@ -87,7 +95,8 @@ CREATE TABLE IF NOT EXISTS results (
     judge_fingerprint TEXT,
     calls TEXT,
     program TEXT,
-    pos INTEGER
+    pos INTEGER,
+    inputs TEXT
 )
 """
 
@@ -114,6 +123,19 @@ _DAMAGE = re.compile(r"malformed|not a database|corrupt|disk image", re.I)
 T = TypeVar("T")
 
 
+def _input_refs(inputs: Mapping[str, Any], batch: _Batch) -> str:
+    """An item's inputs as the ``inputs`` column keeps them: per field, the kind of its text
+    (``text``, or ``json`` for any other value) and the hash of its redacted text in ``batch``."""
+    refs: dict[str, list[str]] = {}
+    for name, value in inputs.items():
+        if isinstance(value, str):
+            refs[str(name)] = ["text", batch.stored(value)]
+        else:
+            text = json.dumps(redact_value(value), ensure_ascii=False, default=str)
+            refs[str(name)] = ["json", batch.stored(text)]
+    return json.dumps(refs, ensure_ascii=False)
+
+
 def damaged_store_error(path: Path, reason: str) -> RunDirectoryError:
     """The error for a ``results.sqlite`` that cannot be read, with the way to recover: move it
     aside and judge again (whatever command met it: ``jurist score`` cannot recover a run, and
@@ -125,7 +147,7 @@ def damaged_store_error(path: Path, reason: str) -> RunDirectoryError:
     )
 
 
-def old_layout_error(path: Path, missing: str) -> RunDirectoryError:
+def old_layout_error(path: Path, missing: str, doing: str = "read") -> RunDirectoryError:
     """The error for a ``results.sqlite`` in a layout this jurist does not read (it lacks
     ``missing``): it names the jurist version that wrote the run, as its manifest records it,
     and says to judge the run again (answers in the response cache cost nothing)."""
@@ -140,7 +162,7 @@ def old_layout_error(path: Path, missing: str) -> RunDirectoryError:
     by = f"jurist {written}" if isinstance(written, str) else "an older jurist (no version in its manifest)"
     return RunDirectoryError(
         f"{path} was written by {by} in an older layout (no {missing}) that jurist {current} does not "
-        f"read: run the `jurist judge` command of this run again with a new --out directory (answers "
+        f"{doing}: run the `jurist judge` command of this run again with a new --out directory (answers "
         "in the response cache cost nothing), or read this run with the jurist version that wrote it"
     )
 
@@ -240,6 +262,11 @@ class ResultStore:
             self._db.execute(_SCHEMA)
             self._db.execute(_MESSAGES_SCHEMA)
             self._db.execute(_ORDER_INDEX)
+        # A file without the ``inputs`` column (written before jurist recorded the judged
+        # text) is read without it (the pages read the text from the run's data file).
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+        self._has_inputs = "inputs" in columns
+        self._has_messages = True
         # Reads every page of an index: a truncated or overwritten file fails here, mostly. (The
         # file is never opened other than through SQLite: closing another descriptor of it would
         # drop this process's SQLite locks, and another process could then delete a live WAL.)
@@ -257,6 +284,8 @@ class ResultStore:
         tables = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         if ("messages",) not in tables:
             raise old_layout_error(self.path, "table 'messages'")
+        if "inputs" not in columns and not self._read_only:
+            raise old_layout_error(self.path, "column 'inputs'", doing="write to")
 
     def _guard(self, action: Callable[[], T]) -> T:
         try:
@@ -289,11 +318,18 @@ class ResultStore:
         rows = self._guard(lambda: self._db.execute("SELECT id, status FROM results").fetchall())
         return {item_id: status for item_id, status in rows}
 
-    def put(self, result: ItemResult, position: int | None = None) -> None:
+    def put(
+        self, result: ItemResult, position: int | None = None, inputs: Mapping[str, Any] | None = None
+    ) -> None:
         """Record a finished item (see :meth:`put_many`)."""
-        self.put_many([result], [position])
+        self.put_many([result], [position], [inputs])
 
-    def put_many(self, results: Iterable[ItemResult], positions: Iterable[int | None] | None = None) -> None:
+    def put_many(
+        self,
+        results: Iterable[ItemResult],
+        positions: Iterable[int | None] | None = None,
+        inputs: Iterable[Mapping[str, Any] | None] | None = None,
+    ) -> None:
         """Record finished items in one transaction (with this store's judge fingerprint and
         program), each replacing an earlier failed attempt of the same item. Their errors, raw
         answers, outputs and messages are redacted first; each distinct message text is stored
@@ -303,12 +339,18 @@ class ResultStore:
             results: The finished items.
             positions: Each item's position in its dataset (``None``: unknown; such rows are
                 read after the others). Default: all unknown.
+            inputs: Each item's judged inputs (``None``: not recorded). Default: none.
         """
         batch = _Batch()
         listed = list(results)
         places = list(positions) if positions is not None else [None] * len(listed)
+        given = list(inputs) if inputs is not None else [None] * len(listed)
         self._write_rows(
-            [self._row(result, batch, place) for result, place in zip(listed, places, strict=True)], batch
+            [
+                self._row(result, batch, place, found)
+                for result, place, found in zip(listed, places, given, strict=True)
+            ],
+            batch,
         )
 
     def _write_rows(self, rows: list[tuple[Any, ...]], batch: _Batch) -> None:
@@ -326,13 +368,14 @@ class ResultStore:
                     )
                 self._db.executemany(
                     "INSERT INTO results (id, status, output, error, error_type, raw, attempts, "
-                    "latency_s, usage, judge_fingerprint, calls, program, pos) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "latency_s, usage, judge_fingerprint, calls, program, pos, inputs) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(id) DO UPDATE SET status=excluded.status, output=excluded.output, "
                     "error=excluded.error, error_type=excluded.error_type, raw=excluded.raw, "
                     "attempts=excluded.attempts, latency_s=excluded.latency_s, usage=excluded.usage, "
                     "judge_fingerprint=excluded.judge_fingerprint, calls=excluded.calls, "
-                    "program=excluded.program, pos=excluded.pos",
+                    "program=excluded.program, pos=excluded.pos, "
+                    "inputs=coalesce(excluded.inputs, results.inputs)",
                     rows,
                 )
                 self._db.execute("COMMIT")
@@ -346,8 +389,14 @@ class ResultStore:
             self._known.clear()
         self._known.update(digest for digest, _ in new)
 
-    def _row(self, result: ItemResult, batch: _Batch, position: int | None = None) -> tuple[Any, ...]:
-        """One item's row as stored (redacted), its message texts collected in ``batch``."""
+    def _row(
+        self,
+        result: ItemResult,
+        batch: _Batch,
+        position: int | None = None,
+        inputs: Mapping[str, Any] | None = None,
+    ) -> tuple[Any, ...]:
+        """One item's row as stored (redacted), its message and input texts collected in ``batch``."""
         output = redact_value(result.output)
         raw = [batch.clean(text) for text in result.raw]
         calls = (
@@ -369,6 +418,7 @@ class ResultStore:
             calls,
             self.program,
             position,
+            _input_refs(inputs, batch) if inputs is not None else None,
         )
 
     @staticmethod
@@ -478,6 +528,7 @@ class ResultStore:
         raw_texts: list[str] = json.loads(raw)
         return ItemDetail(
             id=item_id,
+            inputs=self.item_inputs([item_id]).get(item_id),
             status=status,
             output=parsed,
             rationale=rationale_of(parsed),
@@ -491,6 +542,86 @@ class ResultStore:
             program=json.loads(program) if program else None,
             calls=self._resolve_calls(json.loads(calls), raw_texts) if calls is not None else None,
         )
+
+    def item_inputs(self, item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The recorded judged inputs of these items (field -> value, in the judge's order).
+
+        Items not recorded, or recorded without inputs (an older file, a jury's derived
+        run), are left out.
+
+        Raises:
+            RunDirectoryError: The file is damaged.
+        """
+        wanted = list(dict.fromkeys(item_ids))
+        if not wanted or not self._has_inputs:
+            return {}
+
+        def read() -> list[tuple[str, str]]:
+            rows: list[tuple[str, str]] = []
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                query = f"SELECT id, inputs FROM results WHERE inputs IS NOT NULL AND id IN ({marks})"
+                rows.extend(self._db.execute(query, chunk).fetchall())
+            return rows
+
+        refs = {item_id: json.loads(found) for item_id, found in self._guard(read)}
+        texts = self._message_texts({digest for ref in refs.values() for _, digest in ref.values()})
+        missing = "[input not found in the run store]"
+        result: dict[str, dict[str, Any]] = {}
+        for item_id in wanted:
+            ref = refs.get(item_id)
+            if ref is None:
+                continue
+            values: dict[str, Any] = {}
+            for name, (kind, digest) in ref.items():
+                text = texts.get(digest)
+                if text is None:
+                    values[name] = missing
+                elif kind == "json":
+                    try:
+                        values[name] = json.loads(text)
+                    except ValueError:
+                        values[name] = text
+                else:
+                    values[name] = text
+            result[item_id] = values
+        return result
+
+    def items_with_input(self, text: str) -> set[str] | None:
+        """The ids of the items one of whose recorded inputs contains ``text`` (ASCII letters in
+        any case), or ``None`` when no row records its inputs (nothing to search).
+
+        Raises:
+            RunDirectoryError: The file is damaged.
+        """
+        if not self._has_inputs or not self._has_messages:
+            return None
+
+        def read() -> tuple[bool, set[str], list[tuple[str, str]]]:
+            recorded = self._db.execute("SELECT 1 FROM results WHERE inputs IS NOT NULL LIMIT 1").fetchone()
+            if recorded is None:
+                return False, set(), []
+            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            digests = {
+                row[0]
+                for row in self._db.execute(
+                    "SELECT sha256 FROM messages WHERE content LIKE ? ESCAPE '\\'", (pattern,)
+                )
+            }
+            if not digests:
+                return True, digests, []
+            rows = self._db.execute("SELECT id, inputs FROM results WHERE inputs IS NOT NULL").fetchall()
+            return True, digests, rows
+
+        recorded, digests, rows = self._guard(read)
+        if not recorded:
+            return None
+        return {
+            item_id
+            for item_id, found in rows
+            if any(digest in digests for _, digest in json.loads(found).values())
+        }
 
     def _resolve_calls(self, records: list[dict[str, Any]], raw: list[str]) -> list[LMCall]:
         hashes = {digest for record in records for _, digest in record.get("messages", [])}
@@ -542,6 +673,10 @@ class ResultStore:
         return self._guard(read)
 
 
+_Waiting = tuple[ItemResult, list[Callable[[], None]], int | None, Mapping[str, Any] | None]
+"""A finished item waiting for the writer: result, writes to make first, position, inputs."""
+
+
 class ResultWriter:
     """The one thread that writes a run's finished items into its :class:`ResultStore`.
 
@@ -579,20 +714,22 @@ class ResultWriter:
         self.batch_seconds = batch_seconds
         self.error: BaseException | None = None
         """The first failed write, or ``None``."""
-        self._waiting: collections.deque[tuple[ItemResult, list[Callable[[], None]], int | None]] = (
-            collections.deque()
-        )
+        self._waiting: collections.deque[_Waiting] = collections.deque()
         self._wake = threading.Event()
         self._closing = False
         self._thread = threading.Thread(target=self._loop, name="jurist-store", daemon=True)
         self._thread.start()
 
     def submit(
-        self, result: ItemResult, before: Iterable[Callable[[], None]] = (), position: int | None = None
+        self,
+        result: ItemResult,
+        before: Iterable[Callable[[], None]] = (),
+        position: int | None = None,
+        inputs: Mapping[str, Any] | None = None,
     ) -> None:
-        """Record ``result`` (the item at ``position`` in its dataset) soon; call each of
-        ``before`` (in the writer thread) first."""
-        self._waiting.append((result, list(before), position))
+        """Record ``result`` (the item at ``position`` in its dataset, judged on ``inputs``)
+        soon; call each of ``before`` (in the writer thread) first."""
+        self._waiting.append((result, list(before), position, inputs))
         if len(self._waiting) >= self.batch_items:
             self._wake.set()
 
@@ -621,10 +758,10 @@ class ResultWriter:
             if closing:
                 return
 
-    def _write(self, taken: list[tuple[ItemResult, list[Callable[[], None]], int | None]]) -> None:
+    def _write(self, taken: list[_Waiting]) -> None:
         if self.error is not None:
             return
-        writes = [write for _, before, _ in taken for write in before]
+        writes = [write for _, before, _, _ in taken for write in before]
         if writes:
             with self.writing_together():
                 for write in writes:
@@ -635,8 +772,8 @@ class ResultWriter:
         batch = _Batch()
         rows = []
         try:
-            for result, _, position in taken:
-                rows.append(self.store._row(result, batch, position))
+            for result, _, position, inputs in taken:
+                rows.append(self.store._row(result, batch, position, inputs))
                 time.sleep(0)  # let the event loop take the interpreter lock if it waits for it
             self.store._write_rows(rows, batch)
         except BaseException as exc:

@@ -30,6 +30,14 @@ class Item:
 
     id: str
     inputs: dict[str, Any]
+    record_inputs: bool = True
+    """Whether the run store records :attr:`inputs` as the judged text (``False`` for items
+    whose inputs only point at what a judge reads back, as a jury's derived run's do)."""
+
+    @property
+    def recorded_inputs(self) -> dict[str, Any] | None:
+        """The inputs the run store records for this item, or ``None``."""
+        return self.inputs if self.record_inputs else None
 
 
 @dataclass

@@ -318,8 +318,9 @@ def _handle(
     kind = message[0]
     if kind == "result":
         _, position, result = message
-        if worker.held.pop(position, None) is not None:
-            writer.submit(result, (), position)
+        item = worker.held.pop(position, None)
+        if item is not None:
+            writer.submit(result, (), position, item.recorded_inputs)
             tally.record(result)
     elif kind == "ready":
         check_fingerprint(message[1], pool.fingerprint, f"worker process {worker.number}")

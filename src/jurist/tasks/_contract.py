@@ -985,6 +985,7 @@ def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -
         The path of ``report.html``.
     """
     from jurist.report.html import write_run_views
+    from jurist.tasks.run_inputs import RunInputs
 
     return write_run_views(
         Path(run_dir),
@@ -992,4 +993,5 @@ def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -
         review=task.review(options),
         items=scores.items,
         summary=scores.summary,
+        inputs=RunInputs(Path(run_dir), lambda: (task, options)).of,
     )

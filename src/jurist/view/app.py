@@ -58,6 +58,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jurist.errors import JuristError, RunDirectoryError
 from jurist.redaction import redact
+from jurist.report.inputs import input_text
 from jurist.report.jsonout import dumps
 from jurist.view import review_pages, run_pages
 from jurist.view.files import LinkedFileError, read_text
@@ -247,7 +248,9 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    environment.filters.update(fmt=_fmt, money=_money, pretty=_pretty, agree_class=_agree_class)
+    environment.filters.update(
+        fmt=_fmt, money=_money, pretty=_pretty, agree_class=_agree_class, input_text=input_text
+    )
     environment.globals.update(link=_link, with_=_with)
     return environment
 

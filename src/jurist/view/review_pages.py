@@ -61,7 +61,11 @@ def compare_page(
     deltas, and one page of the items whose verdicts differ (``outcome``: which run
     agrees with gold)."""
     a = viewer.run(first)
-    candidates = [r for r in find_runs(viewer.root) if r.id != a.id]
+    others = [r for r in find_runs(viewer.root) if r.id != a.id]
+    # Runs of A's task first (newest first), the first of them preselected.
+    candidates = [r for r in others if r.task == a.record.task] + [
+        r for r in others if r.task != a.record.task
+    ]
     context: dict[str, Any] = {"a": a, "candidates": candidates, "b": None}
     if not second:
         return context
@@ -168,7 +172,10 @@ def queue_page(
             rows, other_view.table.rows(other_positions[start : start + size], [verdict]), strict=True
         ):
             row["__other"] = found.get(verdict)
+    inputs = viewer.inputs(view)
+    texts = inputs.of(str(row.get("id")) for row in rows)
     for row in rows:
+        row["__inputs"] = texts.get(str(row.get("id")))
         record = latest.get(str(row.get("id")))
         row["__label"] = record
         row["__value"] = label_text(record.label) if record is not None else ""
@@ -192,6 +199,7 @@ def queue_page(
         "page": page,
         "columns": [c for c in dict.fromkeys(columns) if c in table.types],
         "control": label_control(review.label),
+        "inputs_note": inputs.note,
         "labelled": len(latest),
         "who": default_who(),
         "query": {

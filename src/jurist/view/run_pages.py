@@ -12,11 +12,13 @@ from typing import Any
 
 from jurist.errors import JuristError, RunDirectoryError
 from jurist.redaction import redact
+from jurist.report.inputs import snippet
 from jurist.report.review import Review
 from jurist.view.files import is_regular_file, read_text
 from jurist.view.labels import LabelStore, default_who
 from jurist.view.review_pages import label_control, label_text
 from jurist.view.runs import (
+    HEADLINE,
     MANIFEST,
     REPORT_HTML_FILE,
     REPORT_MD_FILE,
@@ -57,27 +59,47 @@ def shown_columns(table: ItemTable, review: Review) -> list[str]:
 
 
 def history_page(viewer: Viewer, task: str | None = None, metric: str | None = None) -> dict[str, Any]:
-    """The run history: every run (of ``task``, when given), newest first, and the plot of
-    ``metric`` over time per judge."""
+    """The run history: every run (of ``task``, when given), newest first, each with its
+    headline figure; the plot of each run's headline figure (or of ``metric``) over time per
+    judge; and the two newest runs of one task preselected to compare."""
     runs = find_runs(viewer.root)
     tasks = sorted({record.task for record in runs})
     shown = [record for record in runs if not task or record.task == task]
     metrics = sorted({name for record in shown for name in record.metrics})
-    chosen = metric if metric in metrics else _preferred_metric(metrics)
+    chosen = metric if metric in metrics else HEADLINE if metrics else None
     figure = None
+    caption = None
     if chosen:
-        points = tuple((r.id, r.created, r.judge, r.metrics.get(chosen)) for r in shown)
-        figure = viewer.history_svg(("history", chosen, points), lambda: history_figure(shown, chosen))
+        points = tuple((r.id, r.created, r.judge, r.metrics.get(chosen), r.headline) for r in shown)
+        drawn = history_figure(shown, chosen)
+        caption = drawn.caption
+        figure = viewer.history_svg(("history", chosen, points), lambda: drawn)
+    headlines = {record.headline[0] for record in shown if record.headline}
     return {
         "runs": shown,
         "tasks": tasks,
         "task": task or "",
         "metrics": metrics,
         "metric": chosen,
+        "headline": HEADLINE,
         "figure": figure,
-        "columns": _headline_columns(shown),
+        "caption": caption,
+        "columns": [name for name in _headline_columns(shown, most=4) if name not in headlines][:2],
         "total": len(runs),
+        "pair": _compare_pair(shown),
     }
+
+
+def _compare_pair(runs: Sequence[RunRecord]) -> tuple[str, str] | None:
+    """The two newest runs of one task (the newest run's task first), or ``None``."""
+    by_task: dict[str, list[str]] = {}
+    for record in runs:
+        by_task.setdefault(record.task, []).append(record.id)
+    for record in runs:
+        found = by_task[record.task]
+        if len(found) >= 2:
+            return found[0], found[1]
+    return None
 
 
 def run_page(
@@ -122,6 +144,7 @@ def run_page(
     where = _show_filter(view, show, below)
     if sort is not None and sort not in view.table.types:
         raise ValueError(f"the item table has no column {sort!r} to sort by")
+    inputs = viewer.inputs(view)
     page = view.table.page(
         columns,
         offset=offset,
@@ -129,9 +152,13 @@ def run_page(
         where=where,
         search=search,
         search_columns=_search_columns(view.review),
+        search_ids=frozenset(inputs.search(search)) if search else frozenset(),
         sort=sort,
         descending=descending,
     )
+    texts = inputs.of(str(row.get("id")) for row in page.rows)
+    for row in page.rows:
+        row["__text"] = snippet(texts.get(str(row.get("id"))))
     query = {
         "id": view.id,
         "q": search or None,
@@ -152,6 +179,8 @@ def run_page(
         "show": show,
         "below": below if below is not None else DEFAULT_BELOW,
         "page_sizes": sorted({*PAGE_SIZES, page.limit}),
+        "has_text": bool(texts),
+        "inputs_note": inputs.note if not texts and page.rows else None,
     }
 
 
@@ -192,6 +221,10 @@ def item_page(viewer: Viewer, identifier: str, item_id: str) -> dict[str, Any]:
                 else "no LM calls recorded for this item"
             )
     history = [record for record in LabelStore(view.path).records() if record.item == item_id]
+    inputs = viewer.inputs(view)
+    shown_inputs = detail.inputs if detail is not None and detail.inputs is not None else None
+    if shown_inputs is None:
+        shown_inputs = inputs.of([item_id]).get(item_id)
     return {
         "view": view,
         "run": view.record,
@@ -200,6 +233,8 @@ def item_page(viewer: Viewer, identifier: str, item_id: str) -> dict[str, Any]:
         "detail": detail,
         "store_note": store_note,
         "calls_note": calls_note,
+        "inputs": shown_inputs,
+        "inputs_note": inputs.note if shown_inputs is None else None,
         "review": view.review,
         "label_history": history,
         "current": history[-1] if history else None,
@@ -247,20 +282,14 @@ def _search_columns(review: Review) -> list[str]:
     return ["id", review.verdict] if review.verdict else ["id"]
 
 
-def _preferred_metric(metrics: Sequence[str]) -> str | None:
-    """The metric plotted when none is chosen: accuracy or kappa where a run has it."""
-    for name in _PREFERRED:
-        if name in metrics:
-            return name
-    return metrics[0] if metrics else None
-
-
 def _headline_columns(runs: Sequence[RunRecord], most: int = 6) -> list[str]:
-    """The headline figures shown as columns: those most runs have, in their first order."""
+    """The figures shown as columns: those most runs have, the preferred first; a verdict's
+    distribution (``verdicts.mean``) is not a figure of the judge's quality and is left out."""
     counts: dict[str, int] = {}
     for record in runs:
         for name in record.metrics:
-            counts[name] = counts.get(name, 0) + 1
+            if not name.startswith("verdicts."):
+                counts[name] = counts.get(name, 0) + 1
     order = sorted(
         counts, key=lambda name: (-counts[name], _PREFERRED.index(name) if name in _PREFERRED else 99)
     )

@@ -39,7 +39,10 @@ __all__ = [
     "RunRecord",
     "file_signature",
     "find_runs",
+    "HEADLINE",
+    "HEADLINE_ORDER",
     "headline_metrics",
+    "headline_of",
     "history_figure",
     "read_json",
     "resolve_run",
@@ -157,6 +160,35 @@ def headline_metrics(summary: Any) -> dict[str, float]:
     return found
 
 
+HEADLINE_ORDER = (
+    "agreement.qwk",
+    "agreement.hallucination_auroc",
+    "agreement.accuracy",
+    "agreement.agreement",
+    "agreement.auroc",
+    "agreement.kappa",
+    "agreement.spearman",
+    "accuracy",
+    "kappa",
+    "auroc",
+    "agreement.mae",
+    "mae",
+)
+"""The figures that head a run, in order of preference: agreement with gold as the task's
+console line reports it (QWK for a score, AUROC for RAGBench's hallucination, accuracy for
+labels), then plain figures of runs without gold."""
+
+
+def headline_of(metrics: Mapping[str, float]) -> tuple[str, float] | None:
+    """The headline figure of a run's :func:`headline_metrics` (see :data:`HEADLINE_ORDER`)."""
+    for name in HEADLINE_ORDER:
+        if name in metrics:
+            return name, metrics[name]
+    for name, value in metrics.items():
+        return name, value
+    return None
+
+
 @dataclass
 class RunRecord:
     """One run as the history lists it.
@@ -196,6 +228,27 @@ class RunRecord:
     failed: int | None
     cost: float | None
     metrics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def state(self) -> str:
+        """The status as a page shows it: ``all failed`` for a finished run none of whose
+        items has a verdict, ``finished, N failed`` when some failed, else :attr:`status`."""
+        if self.status == "finished" and self.failed:
+            return "all failed" if not self.ok else f"finished, {self.failed} failed"
+        return self.status
+
+    @property
+    def state_class(self) -> str:
+        """The CSS class of :attr:`state`: ``status-failed``, ``status-partial`` or ``status-<status>``."""
+        if self.status == "finished" and self.failed:
+            return "status-failed" if not self.ok else "status-partial"
+        return f"status-{self.status}"
+
+    @property
+    def headline(self) -> tuple[str, float] | None:
+        """The run's headline figure (name, value): the first of :data:`HEADLINE_ORDER` its
+        summary has, else its first figure; ``None`` when it has none."""
+        return headline_of(self.metrics)
 
     @property
     def created_at(self) -> datetime | None:
@@ -366,14 +419,24 @@ def _read_review(run_dir: Path) -> Review:
         return Review()
 
 
-def history_figure(runs: Iterable[RunRecord], metric: str) -> Figure:
-    """``metric`` of each run over time, one line per judge (a ``lines`` figure).
+HEADLINE = "headline"
+"""The figure :func:`history_figure` plots for each run its own :attr:`RunRecord.headline`."""
 
-    The x axis is the time since the first run, in hours when the runs span less than two
-    days, else in days; runs without a start time or without the metric are left out.
+
+def history_figure(runs: Iterable[RunRecord], metric: str, *, most: int = 30) -> Figure:
+    """The runs' figures: with ``metric`` :data:`HEADLINE`, a bar per run (the ``most`` newest,
+    oldest first) of its own headline figure, coloured by which figure it is; else ``metric``
+    of each run over time, one line per judge.
+
+    Over time, the x axis is the time since the first run, in hours when the runs span less
+    than two days, else in days; runs without a start time or without the metric are left
+    out. Either caption gives the values drawn.
     """
+    listed = list(runs)
+    if metric == HEADLINE:
+        return _headline_bars(listed, most)
     points: dict[str, list[tuple[datetime, float]]] = {}
-    for record in runs:
+    for record in listed:
         value = record.metrics.get(metric)
         when = record.created_at
         if value is None or when is None:
@@ -386,6 +449,7 @@ def history_figure(runs: Iterable[RunRecord], metric: str) -> Figure:
     span_days = (max(times) - first).total_seconds() / 86400
     unit, scale = ("hours", 3600.0) if span_days < 2 else ("days", 86400.0)
     series = []
+    latest = []
     for judge, found in sorted(points.items()):
         found.sort()
         series.append(
@@ -395,9 +459,32 @@ def history_figure(runs: Iterable[RunRecord], metric: str) -> Figure:
                 "y": [value for _, value in found],
             }
         )
+        latest.append(f"{judge} {found[-1][1]:.3g}")
     return Figure(
         "lines",
         f"{metric} over time",
         {"series": series, "xlabel": f"{unit} since {first.isoformat(timespec='minutes')}", "ylabel": metric},
-        "One point per run, one line per judge.",
+        "One point per run, one line per judge; latest: " + ", ".join(latest) + ".",
     )
+
+
+def _headline_bars(runs: list[RunRecord], most: int) -> Figure:
+    """A bar per run of its headline figure (see :func:`history_figure`)."""
+    shown = [record for record in runs if record.headline is not None][:most]
+    shown.reverse()  # oldest first, as time runs
+    title = "Headline figure of each run"
+    if not shown:
+        return Figure("bars", title, {"bars": []}, "No run has a figure.")
+    bars = []
+    values = []
+    for record in shown:
+        name, value = record.headline or ("", 0.0)
+        bars.append({"label": record.id, "value": value, "group": name.removeprefix("agreement.")})
+        values.append(value)
+    data: dict[str, Any] = {"bars": bars, "ylabel": "headline figure"}
+    if all(0.0 <= value <= 1.0 for value in values):
+        data["ylim"] = [0.0, 1.0]
+    caption = "Each run's headline figure, oldest left: " + "; ".join(
+        f"{bar['label']} {bar['group']} {bar['value']:.3g}" for bar in bars
+    )
+    return Figure("bars", title, data, caption + ".")

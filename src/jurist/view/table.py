@@ -191,6 +191,7 @@ class ItemTable:
         where: Sequence[Condition] = (),
         search: str = "",
         search_columns: Sequence[str] = ("id",),
+        search_ids: frozenset[str] = frozenset(),
         sort: str | None = None,
         descending: bool = False,
     ) -> np.ndarray:
@@ -200,6 +201,8 @@ class ItemTable:
             where: Conditions every row must meet (:data:`Condition`).
             search: Text that ``id`` or another of ``search_columns`` must contain (any case).
             search_columns: The columns ``search`` looks in (missing ones are skipped).
+            search_ids: Ids of rows that match ``search`` besides (text found elsewhere,
+                e.g. in the judged inputs the run store keeps).
             sort: Order by this column (missing cells last; ties keep file order).
             descending: Largest first.
 
@@ -211,6 +214,7 @@ class ItemTable:
             tuple((c, o, _hashable(v)) for c, o, v in where),
             search,
             tuple(search_columns),
+            search_ids,
             sort,
             descending,
         )
@@ -223,7 +227,7 @@ class ItemTable:
         for condition in where:
             mask &= self._matches(condition)
         if search:
-            mask &= self._search(search, search_columns)
+            mask &= self._search(search, search_columns, search_ids)
         positions = np.nonzero(mask)[0].astype(np.int64)
         if sort is not None:
             positions = self._sorted(positions, sort, descending)
@@ -243,6 +247,7 @@ class ItemTable:
         where: Sequence[Condition] = (),
         search: str = "",
         search_columns: Sequence[str] = ("id",),
+        search_ids: frozenset[str] = frozenset(),
         sort: str | None = None,
         descending: bool = False,
     ) -> Page:
@@ -257,7 +262,12 @@ class ItemTable:
             positions = np.arange(offset, min(total, offset + limit), dtype=np.int64)
         else:
             matching = self.select(
-                where=where, search=search, search_columns=search_columns, sort=sort, descending=descending
+                where=where,
+                search=search,
+                search_columns=search_columns,
+                search_ids=search_ids,
+                sort=sort,
+                descending=descending,
             )
             total = len(matching)
             offset = page_start(offset, total, limit)
@@ -296,8 +306,14 @@ class ItemTable:
             ) from None
         return _true(result)
 
-    def _search(self, text: str, columns: Sequence[str]) -> np.ndarray:
+    def _search(self, text: str, columns: Sequence[str], ids: frozenset[str] = frozenset()) -> np.ndarray:
         found = np.zeros(self.row_count, dtype=bool)
+        if ids and "id" in self.types:
+            column = self.column("id")
+            text_type = column.type if pa.types.is_large_string(column.type) else pa.string()
+            if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
+                column = pc.cast(column, pa.string())
+            found |= _true(pc.is_in(column, value_set=pa.array(sorted(ids), type=text_type)))
         for name in columns:
             if name not in self.types:
                 continue

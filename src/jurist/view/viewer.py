@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
@@ -28,6 +28,7 @@ from jurist.view.compare import Comparison, compare_tables
 from jurist.view.runs import (
     FIGURES_FILE,
     ITEMS_FILE,
+    MANIFEST,
     RunRecord,
     file_signature,
     find_runs,
@@ -37,6 +38,9 @@ from jurist.view.runs import (
     run_review,
 )
 from jurist.view.table import ItemTable, TableCache
+
+if TYPE_CHECKING:
+    from jurist.tasks.run_inputs import RunInputs
 
 __all__ = [
     "DEFAULT_BELOW",
@@ -126,6 +130,7 @@ class Viewer:
         self.tables = TableCache()
         self._figures = _Memo(16)
         self._comparisons = _Memo(8)
+        self._inputs = _Memo(4)
 
     def run(self, identifier: str) -> RunView:
         """The run with this id.
@@ -176,6 +181,15 @@ class Viewer:
             ]
 
         return self._figures.get((str(path), signature), draw)  # type: ignore[no-any-return]
+
+    def inputs(self, view: RunView) -> RunInputs:
+        """The judged inputs of the run's items (kept, with what it read of the run's data
+        file, while the manifest is unchanged)."""
+        from jurist.tasks import run_task
+        from jurist.tasks.run_inputs import RunInputs
+
+        key = ("inputs", str(view.path), file_signature(view.path / MANIFEST))
+        return self._inputs.get(key, lambda: RunInputs(view.path, lambda: run_task(view.path)))
 
     def comparison(self, a: RunView, b: RunView) -> Comparison:
         """The two runs compared (kept while both tables are unchanged)."""

@@ -30,6 +30,16 @@
     return node;
   }
 
+  function textOf(digest) {
+    return Object.prototype.hasOwnProperty.call(messages, digest) ? messages[digest] : "[text not found]";
+  }
+
+  function inputsText(id) {
+    var item = details[id];
+    if (!item || !item.inputs) return "";
+    return item.inputs.map(function (ref) { return textOf(ref[1]); }).join("\n").toLowerCase();
+  }
+
   function money(value) {
     return value === null || value === undefined ? "cost unknown" : "$" + Number(value).toFixed(6);
   }
@@ -52,6 +62,14 @@
     if (!item) {
       box.appendChild(el("p", "note", NOTES.missing));
       return box;
+    }
+    if (item.inputs && item.inputs.length) {
+      var judged = el("section", "inputs");
+      judged.appendChild(el("h4", null, "judged text"));
+      item.inputs.forEach(function (ref) {
+        judged.appendChild(block(ref[0], textOf(ref[1]), "input"));
+      });
+      box.appendChild(judged);
     }
     if (item.error) {
       box.appendChild(block("error", (item.error_type ? item.error_type + ": " : "") + item.error, "error"));
@@ -147,7 +165,10 @@
     var wantAgreement = agreement ? agreement.value : "";
     var shown = 0;
     items.forEach(function (row) {
-      var visible = (!needle || row.textContent.toLowerCase().indexOf(needle) !== -1) &&
+      if (row.searchText === undefined) {
+        row.searchText = row.textContent.toLowerCase() + "\n" + inputsText(row.getAttribute("data-id"));
+      }
+      var visible = (!needle || row.searchText.indexOf(needle) !== -1) &&
         (!wantStatus || row.getAttribute("data-status") === wantStatus) &&
         (!wantAgreement || row.getAttribute("data-agrees") === wantAgreement);
       row.hidden = !visible;

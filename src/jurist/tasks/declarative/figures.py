@@ -144,20 +144,22 @@ def _score_figures(
 ) -> list[Figure | None]:
     low, high = spec.output.range or (0, 0)
     rows = scored_rows(items, "verdict", "gold")
+    bars = [
+        _interval_bar(agreement, "qwk", "QWK"),
+        _interval_bar(agreement, "pearson", "Pearson"),
+        _interval_bar(agreement, "spearman", "Spearman"),
+        _interval_bar(agreement, "kendall_tau", "Kendall τ"),
+        _interval_bar(agreement, "exact_agreement", "exact"),
+        _interval_bar(agreement, "within_1", "within 1"),
+    ]
     correlations = bars_figure(
-        [
-            _interval_bar(agreement, "qwk", "QWK"),
-            _interval_bar(agreement, "pearson", "Pearson"),
-            _interval_bar(agreement, "spearman", "Spearman"),
-            _interval_bar(agreement, "kendall_tau", "Kendall τ"),
-            _interval_bar(agreement, "exact_agreement", "exact"),
-            _interval_bar(agreement, "within_1", "within 1"),
-        ],
+        bars,
         title="Agreement with gold scores",
-        ylim=(-1.0, 1.0),
+        ylim=_fitted_limits(bars),
         caption=(
             "Quadratic-weighted kappa and the correlations of the judge's scores with gold (1 = perfect, "
-            "0 = none), and the shares of scores equal to gold and within 1 of it. "
+            "0 = none), and the shares of scores equal to gold and within 1 of it: "
+            f"{_bar_values(bars)}. "
             f"MAE {_number(agreement.get('mae'))}, RMSE {_number(agreement.get('rmse'))} (mean gold "
             f"{_number(agreement.get('mean_gold'))}, mean judge {_number(agreement.get('mean_judge'))}). "
             f"Whiskers are 95% bootstrap intervals over the {scored} scored items."
@@ -178,6 +180,37 @@ def _score_figures(
             + " QWK weighs each off-diagonal cell by its squared distance from the diagonal.",
         )
     return [correlations, confusion]
+
+
+def _fitted_limits(bars: list[dict[str, Any]]) -> tuple[float, float]:
+    """0..1 when no bar (nor its interval) is below 0, else -1..1: the axis a correlation needs."""
+    lows = [
+        float(bar[key])
+        for bar in bars
+        for key in ("value", "low")
+        if isinstance(bar.get(key), int | float) and is_present(bar.get(key))
+    ]
+    return (-1.0, 1.0) if any(value < 0 for value in lows) else (0.0, 1.0)
+
+
+def _bar_values(bars: list[dict[str, Any]]) -> str:
+    """The bars' values with their intervals, for a caption (``QWK 0.893 [0.80, 0.95]``)."""
+    parts = []
+    for bar in bars:
+        value = bar.get("value")
+        if not (isinstance(value, int | float) and is_present(value)):
+            continue
+        text = f"{bar['label']} {value:.3f}"
+        low, high = bar.get("low"), bar.get("high")
+        if (
+            isinstance(low, int | float)
+            and isinstance(high, int | float)
+            and is_present(low)
+            and is_present(high)
+        ):
+            text += f" [{low:.2f}, {high:.2f}]"
+        parts.append(text)
+    return "; ".join(parts) if parts else "none computed"
 
 
 def _number(value: Any) -> str:
