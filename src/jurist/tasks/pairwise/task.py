@@ -10,11 +10,22 @@ import dspy
 import pandas as pd
 from pydantic import BaseModel
 
+from jurist.datasets.alpaca_eval import read_annotations
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.report.alpaca_eval import (
+    AlpacaLeaderboard,
+    AlpacaScores,
+    alpaca_markdown,
+    alpaca_summary,
+    leaderboard_frame,
+    leaderboard_markdown,
+    leaderboard_summary,
+    write_alpaca,
+)
 from jurist.report.pairwise import (
     PairsAgreement,
     PairwiseScores,
@@ -23,11 +34,19 @@ from jurist.report.pairwise import (
     write_pairs_agreement,
     write_pairwise_scores,
 )
+from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import JudgeRun, Scores, Task, json_ready, run_judgment, write_exports
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration
+from jurist.tasks.pairwise.alpaca import (
+    alpaca_figures,
+    alpaca_source,
+    read_length_control,
+    score_annotations,
+    score_folder,
+)
 from jurist.tasks.pairwise.figures import PairwiseReview, with_agreement
 from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
 from jurist.tasks.pairwise.optimization import PairwiseAdapter
@@ -85,6 +104,37 @@ def _write_run(run_dir: Path, scores: Scores) -> None:
     table (``items.csv``, ``items.parquet``: one row per pair, or per SubEval comparison),
     ``summary.json`` and ``report.md``; SubEval's own tables are written next to them."""
     write_exports(run_dir, scores, iter_run_results(run_dir))
+
+
+def _alpaca(
+    path: Path, files: list[Path], options: PairwiseOptions, targets: list[Path], *, write: bool
+) -> Scores:
+    """AlpacaEval annotations (one file, or a results folder of them): the leaderboard row or
+    table as alpaca_eval computes it, written with the option ``out`` (tables, summaries and
+    ``report.html``) and, with ``write``, into the folder scored."""
+    from jurist.report.html import write_run_views
+
+    gamed = read_length_control(options.length_control)
+    settings: dict[str, Any] = {"gamed": gamed, "n_resamples": options.resamples, "seed": options.seed}
+    result: AlpacaScores | AlpacaLeaderboard
+    if path.is_dir():
+        result = score_folder(path, files, annotator=options.annotator, **settings)
+        items = leaderboard_frame(result, details=True).rename_axis("id").reset_index()
+        summary, report = leaderboard_summary(result), leaderboard_markdown(result)
+    else:
+        result = score_annotations(read_annotations(path), **settings)
+        items, summary, report = result.items, alpaca_summary(result), alpaca_markdown(result)
+    scores = Scores(
+        items=items, summary={"task": "pairwise", **summary}, report=report, extra={"alpaca": result}
+    )
+    for target in targets:
+        write_alpaca(result, target)
+        write_run_views(
+            Path(target), figures=alpaca_figures(result), review=Review(), items=items, summary=scores.summary
+        )
+    if write and path.is_dir():
+        write_alpaca(result, path)
+    return scores
 
 
 def _one(task: Task, run: str | Path | list[Path]) -> Path:
@@ -205,6 +255,9 @@ class PairwiseTask(PairwiseReview):
         assert isinstance(options, PairwiseOptions)
         path = _one(self, run)
         targets = [options.out] if options.out is not None else []
+        files = alpaca_source(path)
+        if files is not None:
+            return _alpaca(path, files, options, targets, write=write)
         if path.is_dir():
             rescored = rescore_run(
                 path,
