@@ -152,7 +152,9 @@ class PairwiseTask(PairwiseReview):
     or a pairs file (LLMBar, ...): its items are the comparisons in both orders, judged by the
     loop every task runs into the run directory ``--out`` (resumed if it exists). ``score``
     takes a run directory written by ``judge`` or a judged SubEval record file
-    (``record_{judge}_{n}.tsv``), and groups each comparison's two orders into one verdict.
+    (``record_{judge}_{n}.tsv``), and groups each comparison's two orders into one verdict;
+    it also takes AlpacaEval's annotations as published (a file, or a results folder of them)
+    and reports alpaca_eval's leaderboard figures (:mod:`jurist.tasks.pairwise.alpaca`).
     """
 
     name = "pairwise"
@@ -160,7 +162,9 @@ class PairwiseTask(PairwiseReview):
         "Choose the better of two responses (SubEval/DevBench), asked twice with the order "
         "swapped. Scores: extraction rate, consistency, win rates against a reference model "
         "(consistent-only; ties counted) with bootstrap intervals, length statistics and length "
-        "bias; on pairs files with gold labels, agreement (accuracy, kappa)."
+        "bias; on pairs files with gold labels, agreement (accuracy, kappa). Also scores AlpacaEval "
+        "annotations as published: alpaca_eval's leaderboard row per file, its leaderboard per "
+        "results folder, and the length-controlled win rate."
     )
     inputs = {
         "question": "the instruction or question",
@@ -180,6 +184,9 @@ class PairwiseTask(PairwiseReview):
         "win_rates_with_ties": "wins with inconsistent judgements as ties (new version)",
         "length_bias": "share of decisive judgements that chose the longer response",
         "accuracy": "pairs files: the two-order verdict equals the gold label",
+        "win_rate": "AlpacaEval annotations: alpaca_eval's win rate (percent), with its leaderboard's "
+        "other columns (standard_error, n_wins, n_wins_base, n_draws, n_total, discrete_win_rate)",
+        "length_controlled_winrate": "AlpacaEval annotations with --length-control: AlpacaEval 2's GLM",
     }
     Options = PairwiseOptions
 
