@@ -26,6 +26,7 @@ import jurist.cli.verbs  # noqa: F401  (registers the commands)
 from jurist.cli import app
 from jurist.errors import ConfigError, InputError
 from jurist.verbs import score
+from support import run_cli
 
 DATA = Path(__file__).parents[1] / "data" / "alpacaeval"
 RESULTS = DATA / "results"
@@ -210,6 +211,7 @@ def test_bad_preference_names_file_record_and_field(tmp_path: Path) -> None:
     assert isinstance(result.exception, InputError)
     assert (result.exception.line, result.exception.field) == (5, "preference")
     assert str(path) in str(result.exception)
+    assert run_cli(["score", "pairwise", str(path)]) == 2
 
 
 def test_gamed_file_in_another_order_is_refused(tmp_path: Path) -> None:
