@@ -22,6 +22,7 @@ from jurist.report.figures import Figure
 from jurist.report.review import LabelSpec, Review
 from jurist.report.standard_figures import bars_figure, is_present
 from jurist.tasks._contract import Scores, Task
+from jurist.tasks.pairwise.alpaca import alpaca_figures
 from jurist.tasks.pairwise.bias import pair_bias
 from jurist.tasks.pairwise.run import PairwiseData
 
@@ -291,7 +292,10 @@ class PairwiseReview(Task):
 
     def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
         """Pairs runs: the confusion of verdict and gold, agreement, consistency and biases;
-        SubEval runs: win rates, consistency and biases, response lengths."""
+        SubEval runs: win rates, consistency and biases, response lengths; AlpacaEval
+        annotations: win rates, length bias and output lengths per model."""
+        if "alpaca" in scores.extra:
+            return alpaca_figures(scores.extra["alpaca"])
         if "scores" in scores.extra or "win_rates_with_ties" in scores.summary:
             return subeval_figures(scores.extra.get("scores"), scores.summary)
         return super().figures(scores, options) + pairs_figures(scores.items, scores.summary, options)

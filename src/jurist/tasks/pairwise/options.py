@@ -69,6 +69,18 @@ class PairwiseOptions(BaseModel):
     choice_rule: Literal["subeval", "strict"] = Field("subeval", exclude=True, description=_CHOICE_RULE)
     resamples: int = Field(1000, ge=0, exclude=True, description=_RESAMPLES)
     seed: int = Field(0, exclude=True, description=_SEED)
+    length_control: Path | None = Field(
+        None,
+        exclude=True,
+        description="Scoring AlpacaEval annotations: alpaca_eval's df_gamed.csv (the gamed baselines' "
+        "annotations and instruction difficulty); gives the length-controlled win rate.",
+    )
+    annotator: str | None = Field(
+        None,
+        exclude=True,
+        description="Scoring an AlpacaEval results folder: the annotator whose files make the "
+        "leaderboard (default: the only one).",
+    )
     out: Path | None = Field(
         None,
         exclude=True,

@@ -10,6 +10,7 @@ import dspy
 import pandas as pd
 from pydantic import BaseModel
 
+from jurist.datasets.alpaca_eval import read_annotations
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
@@ -24,6 +25,7 @@ from jurist.report.pairwise import (
     write_pairs_agreement,
     write_pairwise_scores,
 )
+from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import (
     JudgeBy,
@@ -37,6 +39,23 @@ from jurist.tasks._contract import (
 from jurist.tasks._results import run_info
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration, optimization
+from jurist.tasks.pairwise.alpaca import (
+    alpaca_figures,
+    alpaca_source,
+    read_length_control,
+    score_annotations,
+    score_folder,
+)
+from jurist.tasks.pairwise.alpaca_report import (
+    AlpacaLeaderboard,
+    AlpacaScores,
+    alpaca_markdown,
+    alpaca_summary,
+    leaderboard_frame,
+    leaderboard_markdown,
+    leaderboard_summary,
+    write_alpaca,
+)
 from jurist.tasks.pairwise.figures import PairwiseReview, with_agreement
 from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
 from jurist.tasks.pairwise.options import PairwiseGoldOptions, PairwiseOptions
@@ -95,6 +114,37 @@ def _write_run(run_dir: Path, scores: Scores) -> None:
     write_exports(run_dir, scores, iter_run_results(run_dir))
 
 
+def _alpaca(
+    path: Path, files: list[Path], options: PairwiseOptions, targets: list[Path], *, write: bool
+) -> Scores:
+    """AlpacaEval annotations (one file, or a results folder of them): the leaderboard row or
+    table as alpaca_eval computes it, written with the option ``out`` (tables, summaries and
+    ``report.html``) and, with ``write``, into the folder scored."""
+    from jurist.report.html import write_run_views
+
+    gamed = read_length_control(options.length_control)
+    settings: dict[str, Any] = {"gamed": gamed, "n_resamples": options.resamples, "seed": options.seed}
+    result: AlpacaScores | AlpacaLeaderboard
+    if path.is_dir():
+        result = score_folder(path, files, annotator=options.annotator, **settings)
+        items = leaderboard_frame(result, details=True).rename_axis("id").reset_index()
+        summary, report = leaderboard_summary(result), leaderboard_markdown(result)
+    else:
+        result = score_annotations(read_annotations(path), **settings)
+        items, summary, report = result.items, alpaca_summary(result), alpaca_markdown(result)
+    scores = Scores(
+        items=items, summary={"task": "pairwise", **summary}, report=report, extra={"alpaca": result}
+    )
+    for target in targets:
+        write_alpaca(result, target)
+        write_run_views(
+            Path(target), figures=alpaca_figures(result), review=Review(), items=items, summary=scores.summary
+        )
+    if write and path.is_dir():
+        write_alpaca(result, path)
+    return scores
+
+
 def _one(task: Task, run: str | Path | list[Path]) -> Path:
     if isinstance(run, list):
         if len(run) != 1:
@@ -110,7 +160,9 @@ class PairwiseTask(PairwiseReview):
     or a pairs file (LLMBar, ...): its items are the comparisons in both orders, judged by the
     loop every task runs into the run directory ``--out`` (resumed if it exists). ``score``
     takes a run directory written by ``judge`` or a judged SubEval record file
-    (``record_{judge}_{n}.tsv``), and groups each comparison's two orders into one verdict.
+    (``record_{judge}_{n}.tsv``), and groups each comparison's two orders into one verdict;
+    it also takes AlpacaEval's annotations as published (a file, or a results folder of them)
+    and reports alpaca_eval's leaderboard figures (:mod:`jurist.tasks.pairwise.alpaca`).
     """
 
     name = "pairwise"
@@ -118,7 +170,9 @@ class PairwiseTask(PairwiseReview):
         "Choose the better of two responses (SubEval/DevBench), asked twice with the order "
         "swapped. Scores: extraction rate, consistency, win rates against a reference model "
         "(consistent-only; ties counted) with bootstrap intervals, length statistics and length "
-        "bias; on pairs files with gold labels, agreement (accuracy, kappa)."
+        "bias; on pairs files with gold labels, agreement (accuracy, kappa). Also scores AlpacaEval "
+        "annotations as published: alpaca_eval's leaderboard row per file, its leaderboard per "
+        "results folder, and the length-controlled win rate."
     )
     inputs = {
         "question": "the instruction or question",
@@ -138,6 +192,9 @@ class PairwiseTask(PairwiseReview):
         "win_rates_with_ties": "wins with inconsistent judgements as ties (new version)",
         "length_bias": "share of decisive judgements that chose the longer response",
         "accuracy": "pairs files: the two-order verdict equals the gold label",
+        "win_rate": "AlpacaEval annotations: alpaca_eval's win rate (percent), with its leaderboard's "
+        "other columns (standard_error, n_wins, n_wins_base, n_draws, n_total, discrete_win_rate)",
+        "length_controlled_winrate": "AlpacaEval annotations with --length-control: AlpacaEval 2's GLM",
     }
     Options = PairwiseOptions
 
@@ -213,6 +270,9 @@ class PairwiseTask(PairwiseReview):
         assert isinstance(options, PairwiseOptions)
         path = _one(self, run)
         targets = [options.out] if options.out is not None else []
+        files = alpaca_source(path)
+        if files is not None:
+            return _alpaca(path, files, options, targets, write=write)
         if path.is_dir():
             rescored = rescore_run(
                 path,
