@@ -110,9 +110,9 @@ def rgb_run_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Run RGB's noise robustness, negative rejection, integration and counterfactual sets."""
+    from jurist.jury.loop import run_recipe
     from jurist.report.rgb import render_rgb_report
     from jurist.tasks import get_task
-    from jurist.tasks._contract import run_recipe
     from jurist.tasks.rgb import RGBOptions
 
     if prefer not in ("refine", "plain"):

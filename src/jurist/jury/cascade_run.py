@@ -28,11 +28,12 @@ from jurist.jury.cascade_build import CASCADE_JSON, build_cascade_run
 from jurist.jury.cascade_config import Cascade, Stage, load_cascade
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.derived_run import default_dir, read_manifest
+from jurist.jury.loop import run_judgment
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
 from jurist.report.review import Review
 from jurist.runner import MANIFEST, RESULTS_DB, iter_run_results
-from jurist.tasks._contract import JudgeRun, Task, atomic_write_text, run_judgment
+from jurist.tasks._contract import JudgeRun, Task, atomic_write_text
 from jurist.tasks._results import strict_json
 
 __all__ = ["STAGES", "check_cascade", "default_cascade_dir", "judge_cascade", "run_cascade"]

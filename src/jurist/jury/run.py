@@ -50,10 +50,11 @@ from jurist.jury.derived_run import (
     write_section,
 )
 from jurist.jury.label_section import label_figures, label_votes
+from jurist.jury.loop import run_judgment
 from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
 from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, iter_run_results, run_lock
-from jurist.tasks._contract import JudgeRun, Scores, Task, run_judgment, write_views
+from jurist.tasks._contract import JudgeRun, Scores, Task, write_views
 from jurist.tasks._item_labels import ItemLabels
 from jurist.tasks._unit_verdicts import UnitVerdicts
 

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
         NoOptions,
         Scores,
         Task,
-        calibration_judge,
     )
     from jurist.tasks._estimate import Estimate
     from jurist.tasks._metric import Metric, MetricValue
@@ -48,7 +47,6 @@ __all__ = [
     "Scores",
     "Task",
     "Estimate",
-    "calibration_judge",
     "get_task",
     "register_task",
     "run_task",

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig, load_config
+from jurist.jury.loop import one_judge, run_judgment
 from jurist.report.calibrate import (
     LEADERBOARD_COLUMNS,
     Calibration,
@@ -29,7 +30,7 @@ from jurist.report.calibrate import (
 )
 from jurist.runner.budget import check_priced_configs, spending_limit
 from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
-from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, run_judgment, write_views
+from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, write_views
 from jurist.tasks._estimate import Estimate
 from jurist.tasks._metric import computed_metrics
 from jurist.tasks._registry import get_task
@@ -453,7 +454,8 @@ def _calibration_rows(
             if isinstance(spec, JurySpec):
                 found_rows = calibration_rows(found, path, spec, out_dir, settings, progress)
             else:
-                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress)]
+                judge_by = one_judge(found, spec.config)
+                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress, judge_by)]
             for row, by_label in found_rows:
                 rows.append(row)
                 tables.append(by_label)

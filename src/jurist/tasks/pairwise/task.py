@@ -32,7 +32,6 @@ from jurist.tasks._contract import (
     JudgeRun,
     Scores,
     Task,
-    calibration_judge,
     json_ready,
     write_exports,
 )
@@ -325,9 +324,9 @@ class PairwiseTask(PairwiseReview):
         out: Path,
         settings: dict[str, Any],
         progress: bool,
-        judge_by: JudgeBy | None = None,
+        judge_by: JudgeBy,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        judging = calibration_judge(self, spec, judge_by)
+        judging = judge_by
 
         def judge(file: Path, run_dir: Path, options: PairwiseOptions) -> PairwiseRun:
             run: PairwiseRun = judging(file, run_dir, options, False, progress).scores.extra["run"]
