@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from jurist.errors import ConfigError, RunDirectoryError
 from jurist.tasks._contract import JudgeBy, JudgeRun, Recipe, Task
+from jurist.tasks._selection import SELECTED, Selection, blank_warning, judged_description
 
 __all__ = ["one_judge", "run_judgment", "run_recipe", "source_of"]
 
@@ -39,9 +40,14 @@ def run_judgment(
     progress: bool = True,
     only: Collection[str] | None = None,
     log: Callable[[str], None] | None = None,
+    select: Selection | None = None,
 ) -> JudgeRun:
     """Judge the items of ``data`` into the run directory ``out`` (resumed if it exists), then
     score the run against the gold the data carries and write its exports.
+
+    Blank judged inputs (text that is empty or only whitespace) are counted: one warning line
+    on stderr (once per data and selection in a process) and ``dataset.blank_inputs`` in the
+    manifest, which the summary gives as ``blank_inputs``.
 
     Args:
         task: The task whose parts read, judge and score.
@@ -54,14 +60,24 @@ def run_judgment(
         only: Judge only the items with these ids (a cascade's later stage); all by default.
         log: Called with the lines a recipe tells (:meth:`Task.plan`); default: on stderr
             when ``progress``.
+        select: Judge only some rows (``--limit``, ``--sample``;
+            :class:`~jurist.tasks._selection.Selection`), whole units of a task whose verdict
+            is derived from several items; recorded in the manifest's ``dataset.selection``.
 
     Raises:
         RunDirectoryError: ``out`` holds a run of another task, judge or data, or one whose
             manifest records another value of the task's
-            :meth:`~jurist.tasks.Task.run_identity` (e.g. other compared models).
+            :meth:`~jurist.tasks.Task.run_identity` (e.g. other compared models) or another
+            selection.
+        ConfigError: A selection for a task judged as several runs (a recipe).
     """
     recipe = task.plan(data, options)
     if recipe is not None:
+        if select is not None:
+            raise ConfigError(
+                f"task {task.name!r} is judged as several runs; --limit and --sample cannot select its rows",
+                field="limit" if select.limit is not None else "sample",
+            )
         if only is not None:
             raise ConfigError(
                 f"task {task.name!r} is judged as several runs; it cannot be a later stage of a cascade",
@@ -89,15 +105,19 @@ def run_judgment(
     effective = effective_config(judge, config)
     identity = task.run_identity(dataset, options)
     description = {**dataset.describe(), **identity}
-    items = task.items(dataset, options)
-    total = description.get("items")
+    items = list(task.items(dataset, options))
+    if select is not None:
+        items = select.choose(task, dataset, options, items)
     if only is not None:
         wanted = set(only)
-        items = (item for item in items if item.id in wanted)
-        total = len(wanted)
+        items = [item for item in items if item.id in wanted]
+    total = len(items)
+    description = judged_description(description, items, select)
+    blanks = description.get("blank_inputs") or {}
+    _warn_once(blank_warning(blanks), (str(description.get("sha256")), repr(select), repr(blanks)))
     # One lock over judging and the exports: no other process writes between them.
     with run_lock(out):
-        _check_identity(Path(out), task.name, identity)
+        _check_identity(Path(out), task.name, identity, description.get(SELECTED))
         done = run_items(
             items,
             judge,
@@ -205,18 +225,46 @@ def source_of(task: Task) -> str:
     return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
 
 
-def _check_identity(run_dir: Path, task: str, identity: dict[str, Any]) -> None:
+_WARNED: set[tuple[str, ...]] = set()
+
+
+def _warn_once(line: str | None, key: tuple[str, ...]) -> None:
+    """``line`` on stderr, once per ``key`` in this process (a jury's members read the same data)."""
+    if line is None or key in _WARNED:
+        return
+    _WARNED.add(key)
+    _to_stderr(line)
+
+
+def _selection_text(recorded: Any) -> str:
+    if not isinstance(recorded, dict):
+        return "every row"
+    if "limit" in recorded:
+        return f"--limit {recorded['limit']}"
+    return f"--sample {recorded.get('sample')} --seed {recorded.get('seed')}"
+
+
+def _check_identity(
+    run_dir: Path, task: str, identity: dict[str, Any], selection: dict[str, Any] | None = None
+) -> None:
     """Refuse a run directory whose manifest records another value of a field of the task's
-    :meth:`~jurist.tasks.Task.run_identity` (the runner checks the task, judge and data)."""
+    :meth:`~jurist.tasks.Task.run_identity`, or another selection of rows (``--limit``,
+    ``--sample``; a manifest without one judged every row). The runner checks the task,
+    judge and data."""
     from jurist.runner import MANIFEST
 
     manifest = run_dir / MANIFEST
-    if not identity or not manifest.is_file():
+    if not manifest.is_file():
         return
     try:
         recorded = json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}
     except (ValueError, AttributeError):
         return  # the runner says what is wrong with the manifest
+    if isinstance(recorded, dict) and recorded.get(SELECTED) != selection:
+        raise RunDirectoryError(
+            f"{run_dir} holds a {task} run of {_selection_text(recorded.get(SELECTED))}, now "
+            f"{_selection_text(selection)}; judge the same rows, or write to another --out directory"
+        )
     for key, value in identity.items():
         if key in recorded and recorded[key] != value:
             raise RunDirectoryError(

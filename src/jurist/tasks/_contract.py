@@ -87,6 +87,7 @@ from jurist.tasks._results import (
     run_info,
     write_exports,
 )
+from jurist.tasks._selection import SELECTED
 
 if TYPE_CHECKING:
     import dspy
@@ -648,16 +649,29 @@ def one_run(task: Task, run: str | Path | list[Path]) -> Path:
 
 def scored_items(task: Task, run: Path, options: BaseModel, gold: str | Path | None) -> Scores:
     """A recorded run's per-item table (:meth:`Task.item_row`) and its summary: the counts,
-    the task's :meth:`Task.summarize`, the task's name and the run's identity. The declared
-    metrics and the report are added by :func:`finish_scores`."""
+    the task's :meth:`Task.summarize`, the task's name, the run's blank inputs
+    (``blank_inputs``) and its identity. The declared metrics and the report are added by
+    :func:`finish_scores`.
+
+    When the run judged some rows (``--limit``, ``--sample``), the table's
+    ``attrs["selection"]`` records it: a task's :meth:`Task.summarize` then compares with
+    the gold rows of the judged items only (those not judged are not missing)."""
     from jurist.runner import iter_run_results
 
     items = items_table(task.item_row(result, options) for result in iter_run_results(run))
     if items.empty:
         items = pd.DataFrame(columns=["id", "status", "error_type", "error"])
+    info = run_info(run)
+    dataset = info.get("run", {}).get("dataset") if info else None
+    dataset = dataset if isinstance(dataset, dict) else {}
+    if dataset.get(SELECTED):
+        # Some rows were judged (--limit, --sample): gold rows without an item are not missing.
+        items.attrs[SELECTED] = dataset[SELECTED]
     summary = {**run_counts(items), **task.summarize(items, options, gold)}
     summary["task"] = task.name
-    summary.update(run_info(run))
+    if dataset.get("blank_inputs"):
+        summary["blank_inputs"] = dataset["blank_inputs"]
+    summary.update(info)
     return Scores(items=items, summary=json_ready(summary))
 
 

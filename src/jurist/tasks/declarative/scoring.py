@@ -153,6 +153,10 @@ def summarize_items(
     if spec.gold is None or gold is None:
         return summary, empty
     gold_rows = read_gold(spec, gold)
+    if items.attrs.get("selection") and "id" in items:
+        # Some rows were judged (--limit, --sample): only their gold counts.
+        judged = {str(key) for key in items["id"]}
+        gold_rows = {key: row for key, row in gold_rows.items() if key in judged}
     # The verdict (and confidence) of each answered item by id: two columns, not a dict per row.
     by_id: dict[str, tuple[Any, Any]] = {}
     if len(ok):
