@@ -136,7 +136,7 @@ def build_cascade_run(
         }
         judge = _CascadeJudge(cascade.judge_name, fingerprint, outcomes, stores)
         config = cascade.describe()
-        described = judged_description(dataset.describe(), items, select)
+        described = judged_description(dataset.describe(), items, select, task.optional_inputs)
         scores = record_items(
             task, judge, out, path, dataset, ids, options, config, first.get("task_source"), described
         )

@@ -112,7 +112,7 @@ def run_judgment(
         wanted = set(only)
         items = [item for item in items if item.id in wanted]
     total = len(items)
-    description = judged_description(description, items, select)
+    description = judged_description(description, items, select, task.optional_inputs)
     blanks = description.get("blank_inputs") or {}
     _warn_once(blank_warning(blanks), (str(description.get("sha256")), repr(select), repr(blanks)))
     # One lock over judging and the exports: no other process writes between them.

@@ -320,7 +320,7 @@ def _aggregate(
         stores = [opened.enter_context(ResultStore(runs[m.name].run_dir / RESULTS_DB)) for m in panel.members]
         judge = _PanelJudge(panel, fingerprint, outcomes, stores)
         config = panel.describe()
-        described = judged_description(dataset.describe(), items, select)
+        described = judged_description(dataset.describe(), items, select, task.optional_inputs)
         scores = record_items(
             task, judge, out, path, dataset, ids, options, config, first.get("task_source"), described
         )

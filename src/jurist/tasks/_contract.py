@@ -206,6 +206,9 @@ class Task:
     """``None`` when the task's data may be given as rows in memory (a pandas DataFrame or a
     list of dicts: the verbs write them as JSONL for :meth:`read`); else what the task reads
     instead (e.g. files it tells apart by their names), for the error that refuses rows."""
+    optional_inputs: ClassVar[frozenset[str]] = frozenset()
+    """Input fields that may be blank by design (a comparison's reference answer): a blank one
+    is not warned about (``blank_inputs`` counts the others)."""
     source: str = "built-in"
     """Where the task comes from: ``built-in``, ``entry point PKG``, or a YAML file's path."""
     optimized_metric: str = "score"

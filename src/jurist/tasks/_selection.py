@@ -14,7 +14,7 @@ whitespace), which the judging loop records and warns about.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -100,15 +100,16 @@ def _blank(value: Any) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def blank_inputs(items: Iterable[Item]) -> dict[str, int]:
+def blank_inputs(items: Iterable[Item], optional: Collection[str] = ()) -> dict[str, int]:
     """Input field -> how many of ``items`` have a blank value for it (empty or only
-    whitespace text); fields without a blank value are left out."""
+    whitespace text); fields without a blank value, and ``optional`` fields (blank by design,
+    :attr:`jurist.tasks.Task.optional_inputs`), are left out."""
     counts: dict[str, int] = {}
     for item in items:
         if not item.record_inputs:
             continue
         for name, value in item.inputs.items():
-            if _blank(value):
+            if name not in optional and _blank(value):
                 counts[name] = counts.get(name, 0) + 1
     return dict(sorted(counts.items()))
 
@@ -125,14 +126,18 @@ def blank_warning(counts: Mapping[str, int]) -> str | None:
 
 
 def judged_description(
-    description: Mapping[str, Any], items: Sequence[Item], select: Selection | None
+    description: Mapping[str, Any],
+    items: Sequence[Item],
+    select: Selection | None,
+    optional: Collection[str] = (),
 ) -> dict[str, Any]:
     """A dataset's description (``describe()``) as a run of ``items`` records it: with the
-    ``selection`` that picked them (if any) and the count of their blank inputs (if any)."""
+    ``selection`` that picked them (if any) and the count of their blank inputs (if any;
+    ``optional`` fields, blank by design, not counted)."""
     described = dict(description)
     if select is not None:
         described[SELECTED] = select.record()
-    blanks = blank_inputs(items)
+    blanks = blank_inputs(items, optional)
     if blanks:
         described["blank_inputs"] = blanks
     return described

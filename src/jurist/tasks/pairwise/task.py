@@ -17,6 +17,7 @@ from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.optimization import MetricResult
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.report.console import headline_line
 from jurist.report.pairwise import (
     PairsAgreement,
     PairwiseScores,
@@ -247,7 +248,12 @@ class PairwiseTask(PairwiseReview):
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         pairwise_run: PairwiseRun = run.scores.extra["run"]
-        return [summary_markdown(pairwise_run), f"run directory: {run.run_dir}"]
+        line = headline_line(self.headline(run.summary))
+        return [
+            *([line, ""] if line else []),
+            summary_markdown(pairwise_run),
+            f"run directory: {run.run_dir}",
+        ]
 
     # ------------------------------------------------------------------ scoring
 
@@ -432,7 +438,8 @@ class PairwiseGoldTask(PairwiseReview):
         return _agreement_scores(result, {})
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
-        return [run.scores.report, f"written to {run.run_dir}"]
+        line = headline_line(self.headline(run.summary))
+        return [*([line, ""] if line else []), run.scores.report, f"written to {run.run_dir}"]
 
     def score(
         self,
