@@ -364,21 +364,40 @@ def _describe_lines(description: dict[str, Any]) -> list[str]:
 def tasks_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tasks as JSON.")] = False,
+    path: Annotated[
+        Path,
+        typer.Option(
+            "--path",
+            help="Folder whose YAML task files are listed too (with its immediate sub-folders).",
+            show_default="the current folder",
+        ),
+    ] = Path("."),
 ) -> None:
-    """List every task with its inputs, outputs and metrics (`jurist tasks show NAME` for one)."""
+    """List every task with its inputs, outputs and metrics, built-in and the YAML task files
+    in the current folder or --path (`jurist tasks show NAME` for one)."""
     if ctx.invoked_subcommand is not None:
         return
-    from jurist.tasks import get_task, task_names
+    from jurist.tasks import find_task_files, get_task, task_names
 
     described = [get_task(name).describe() for name in task_names()]
+    files = find_task_files(path)
     if as_json:
-        typer.echo(dumps(described))
+        found = [
+            {**file.description, "path": str(file.path)}
+            if file.description is not None
+            else {"name": None, "path": str(file.path), "error": file.error}
+            for file in files
+        ]
+        typer.echo(dumps(described + found))
         return
-    for entry in described:
+    for entry in described + [file.description for file in files if file.description is not None]:
         typer.echo(f"{entry['name']}  [{', '.join(entry['verbs'])}]  ({entry['source']})")
         typer.echo(f"  inputs: {', '.join(entry['inputs']) or '-'}")
         typer.echo(f"  outputs: {', '.join(entry['outputs']) or '-'}")
         typer.echo(f"  metrics: {', '.join(entry['metrics']) or '-'}")
+    for file in files:
+        if file.error is not None:
+            typer.echo(f"invalid task file: {file.error}")
 
 
 @tasks_app.command("show")

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         task_names,
         task_of_run,
     )
+    from jurist.tasks._task_files import FoundTaskFile, find_task_files
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -47,6 +48,8 @@ __all__ = [
     "Scores",
     "Task",
     "Estimate",
+    "FoundTaskFile",
+    "find_task_files",
     "get_task",
     "register_task",
     "run_task",

@@ -224,8 +224,10 @@ def _describe_price(price: Any, lm: Any) -> str:
         from jurist.judges.pricing import unpriced_reason
 
         return f"{unpriced_reason(lm)}: its cost is unknown"
+    source = " (the judge config's price)" if price.provider == "config" else ""
     return (
         f"${price.prompt * 1e6:,.2f} / ${price.completion * 1e6:,.2f} per million prompt / completion tokens"
+        + source
     )
 
 
