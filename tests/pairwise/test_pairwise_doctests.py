@@ -17,7 +17,7 @@ MODULES = [
     "jurist.metrics.pairwise",
     "jurist.metrics.gold_agreement",
     "jurist.programs.pairwise_baseline",
-    "jurist.report.pairwise",
+    "jurist.tasks.pairwise.report",
 ]
 
 

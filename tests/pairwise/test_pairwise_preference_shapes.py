@@ -25,8 +25,8 @@ from jurist.metrics.annotators import (
     majority_label,
     pairwise_agreement,
 )
-from jurist.report.pairwise import pairs_agreement_markdown
 from jurist.tasks.pairwise import judge_pairs_baseline
+from jurist.tasks.pairwise.report import pairs_agreement_markdown
 from support import run_cli
 
 DATA = Path(__file__).parents[1] / "data" / "preference-shapes"

@@ -110,10 +110,10 @@ def rgb_run_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Run RGB's noise robustness, negative rejection, integration and counterfactual sets."""
-    from jurist.report.rgb import render_rgb_report
     from jurist.tasks import get_task
     from jurist.tasks._contract import run_recipe
     from jurist.tasks.rgb import RGBOptions
+    from jurist.tasks.rgb.report import render_rgb_report
 
     if prefer not in ("refine", "plain"):
         raise typer.BadParameter("expected refine or plain", param_hint="--prefer")

@@ -438,9 +438,9 @@ def win_rates(
 
     A self-comparison (a model against itself) is left out: SubEval counts it only in the
     model's own cell, which it never reports. With 2 options the three coincide. A zero
-    denominator gives NaN (SubEval's files write 0.0; see :mod:`jurist.report.pairwise`). Each rate has a
-    percentile-bootstrap interval (columns ``{rate}_low``, ``{rate}_high``) that resamples
-    comparisons (both orders together).
+    denominator gives NaN (SubEval's files write 0.0; see :mod:`jurist.tasks.pairwise.report`).
+    Each rate has a percentile-bootstrap interval (columns ``{rate}_low``, ``{rate}_high``)
+    that resamples comparisons (both orders together).
 
     Args:
         records: Judged records (see the module docstring).

@@ -26,12 +26,12 @@ from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import HeritageGold, load_heritage_gold, retrieval_qrels
 from jurist.errors import InputError
 from jurist.metrics.heritage_retrieval import EmptyQueries
-from jurist.report.heritage import render_report, write_report
 from jurist.report.jsonout import dumps
 from jurist.runner import MANIFEST, iter_run_results
 from jurist.schemas import Usage
 from jurist.signatures.heritage import HeritageOutput
 from jurist.tasks._contract import Scores
+from jurist.tasks.heritage.report import render_report, write_report
 from jurist.tasks.heritage.score_classification import ClassificationScorer
 from jurist.tasks.heritage.score_linking import LinkingScorer
 from jurist.tasks.heritage.score_ner import NerScorer

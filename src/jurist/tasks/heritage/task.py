@@ -27,7 +27,6 @@ from jurist.programs.heritage import (
 )
 from jurist.programs.heritage_baseline import FuzzyLinker
 from jurist.report.figures import Figure
-from jurist.report.heritage import render_comparison, render_report
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.tasks._contract import JudgeBy, JudgeRun, Postprocess, Scores, Task, json_ready
@@ -54,6 +53,7 @@ from jurist.tasks.heritage.options import (
     tag_decoding,
     with_documents,
 )
+from jurist.tasks.heritage.report import render_comparison, render_report
 from jurist.tasks.heritage.run import HeritageRun, read_heritage_run
 from jurist.tasks.heritage.score_tags import score_tagged_predictions
 from jurist.tasks.heritage.scoring import score_heritage

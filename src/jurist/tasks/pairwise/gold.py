@@ -21,8 +21,8 @@ from jurist.metrics.annotators import annotator_agreement
 from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.metrics.pairwise import gold_agreement, pair_verdicts
-from jurist.report.pairwise import PairsAgreement
 from jurist.signatures.pairwise import ChoiceRule, extract_choice
+from jurist.tasks.pairwise.report import PairsAgreement
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge
 
 __all__ = [

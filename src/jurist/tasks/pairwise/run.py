@@ -5,7 +5,7 @@ Two inputs are understood:
 - a **SubEval table** (``questions``/``question``, ``index``, ``evaluating_guidance``,
   ``task``, ``reference_answer``, ``answer-{model}`` columns): every model is compared with
   a reference model, or all pairs; a scored run holds SubEval's record table, log and win
-  tables (see :mod:`jurist.report.pairwise`);
+  tables (see :mod:`jurist.tasks.pairwise.report`);
 - a **pairs file** (``id``, ``question``, ``response_1``, ``response_2``, optional
   ``reference`` and gold ``label``; LLMBar's files too): every pair is judged in both
   orders; with gold labels a scored run holds the judge's agreement with them.
@@ -44,17 +44,17 @@ from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.optimization import load_judge_program
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
 from jurist.programs.pairwise_baseline import PairwiseBaseline
-from jurist.report.pairwise import (
+from jurist.runner import MANIFEST, Item, iter_run_results
+from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice
+from jurist.tasks._results import run_counts
+from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
+from jurist.tasks.pairwise.report import (
     PairsAgreement,
     PairwiseScores,
     pairs_agreement_markdown,
     pairwise_markdown,
     write_record_table,
 )
-from jurist.runner import MANIFEST, Item, iter_run_results
-from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice
-from jurist.tasks._results import run_counts
-from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, score_records, subeval_records
 
 TASK = "pairwise"

@@ -31,9 +31,9 @@ from jurist.metrics.pairwise import (
     win_rates,
     win_rates_with_ties,
 )
-from jurist.report.pairwise import OtherReading, PairwiseScores
 from jurist.signatures.pairwise import Choice, ChoiceRule, PairwiseChoice
 from jurist.tasks.pairwise.lengths import token_counter
+from jurist.tasks.pairwise.report import OtherReading, PairwiseScores
 
 __all__ = [
     "EXACT_MATCH",
