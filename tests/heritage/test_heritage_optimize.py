@@ -18,8 +18,8 @@ from jurist.cli import main
 from jurist.datasets.heritage import linking_gold, load_heritage_gold
 from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
-from jurist.metrics.heritage_ner import entity_example_f1
-from jurist.metrics.heritage_qa import qa_example_score
+from jurist.metrics.heritage.ner import entity_example_f1
+from jurist.metrics.heritage.qa import qa_example_score
 from jurist.optimization import (
     OptimizerSettings,
     evaluate_program,

@@ -32,7 +32,7 @@ from jurist.datasets.conll import TagDecoding, is_token_tag_file, token_tag_reco
 from jurist.datasets.io import iter_records, normalise_id, sha256_file
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.metrics.heritage_taxonomy import CustodianType
+from jurist.metrics.heritage.taxonomy import CustodianType
 from jurist.safe_load import quote
 
 __all__ = [

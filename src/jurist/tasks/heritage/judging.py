@@ -18,7 +18,7 @@ from jurist.datasets.heritage_kb import KnowledgeBase
 from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
-from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.optimization import load_judge_program, read_artifact
 from jurist.programs.heritage import (
     HeritageProgram,

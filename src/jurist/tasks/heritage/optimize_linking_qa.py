@@ -14,8 +14,8 @@ import dspy
 from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import linking_gold
 from jurist.datasets.heritage_kb import KnowledgeBase, load_knowledge_base
-from jurist.metrics.heritage_linking import linking_example_score
-from jurist.metrics.heritage_qa import qa_example_score, rouge_l, words
+from jurist.metrics.heritage.linking import linking_example_score
+from jurist.metrics.heritage.qa import qa_example_score, rouge_l, words
 from jurist.optimization import MetricResult, content_key
 from jurist.programs.heritage import HeritageEntityLinker, linking_output, qa_output
 from jurist.programs.heritage_baseline import FuzzyLinker

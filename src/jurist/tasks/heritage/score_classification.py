@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jurist.datasets.heritage import HeritageGoldEntry
-from jurist.metrics.heritage_classification import (
+from jurist.metrics.heritage.classification import (
     hierarchical_type_metrics,
     secondary_type_metrics,
     type_classification_metrics,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from jurist.datasets.heritage import HeritageGoldEntry, linking_gold
-from jurist.metrics.heritage_linking import (
+from jurist.metrics.heritage.linking import (
     linking_accuracy,
     linking_example_score,
     mean_reciprocal_rank,

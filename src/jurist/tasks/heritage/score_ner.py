@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from jurist.datasets.heritage import HeritageGoldEntry
-from jurist.metrics.heritage_ner import (
+from jurist.metrics.heritage.ner import (
     corpus_entity_level_metrics,
     corpus_token_level_metrics,
     entity_example_f1,

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from jurist.datasets.heritage import HeritageGoldEntry
-from jurist.metrics.heritage_qa import factual_accuracy, faithfulness, rouge_scores
+from jurist.metrics.heritage.qa import factual_accuracy, faithfulness, rouge_scores
 from jurist.signatures.heritage import HeritageOutput, QAAnswer
 from jurist.tasks.heritage._stats import mean_present
 

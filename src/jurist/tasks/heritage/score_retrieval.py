@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jurist.datasets.heritage import HeritageGoldEntry
-from jurist.metrics.heritage_retrieval import (
+from jurist.metrics.heritage.retrieval import (
     EmptyQueries,
     ndcg_at_k,
     retrieval_metrics,
@@ -26,7 +26,7 @@ class RetrievalScorer:
         retrieval_k: K of NDCG/P/R@K.
         empty_queries: Queries without a relevant document: ``zero`` (counted, ir-measures'
             convention) or ``drop`` (left out); see
-            :func:`~jurist.metrics.heritage_retrieval.retrieval_metrics`.
+            :func:`~jurist.metrics.heritage.retrieval.retrieval_metrics`.
     """
 
     def __init__(

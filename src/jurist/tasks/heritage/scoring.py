@@ -5,7 +5,7 @@ each scored text to one scorer per sub-task (:mod:`~jurist.tasks.heritage.score_
 :mod:`~jurist.tasks.heritage.score_classification`, :mod:`~jurist.tasks.heritage.score_linking`,
 :mod:`~jurist.tasks.heritage.score_qa`, :mod:`~jurist.tasks.heritage.score_retrieval`), which
 compute per-text figures and the corpus metrics with the pure functions of
-:mod:`jurist.metrics` (``heritage_ner`` and its siblings). The framework's target table
+:mod:`jurist.metrics.heritage` (``ner`` and its siblings). The framework's target table
 gives pass/fail per row.
 """
 
@@ -25,7 +25,7 @@ from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
 from jurist.datasets.conll import TagDecoding
 from jurist.datasets.heritage import HeritageGold, load_heritage_gold, retrieval_qrels
 from jurist.errors import InputError
-from jurist.metrics.heritage_retrieval import EmptyQueries
+from jurist.metrics.heritage.retrieval import EmptyQueries
 from jurist.report.jsonout import dumps
 from jurist.runner import MANIFEST, iter_run_results
 from jurist.schemas import Usage

@@ -17,7 +17,7 @@ from jurist.datasets.heritage_kb import load_knowledge_base
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
-from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.optimization import MetricResult
 from jurist.programs.heritage import (
     HeritageEntityExtractor,
