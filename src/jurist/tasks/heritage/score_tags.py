@@ -24,7 +24,7 @@ from jurist.datasets.conll import (
 from jurist.datasets.heritage import HeritageGoldEntry, load_heritage_gold
 from jurist.errors import InputError
 from jurist.tasks.heritage.report import render_report
-from jurist.tasks.heritage.score_ner import NerScorer
+from jurist.tasks.heritage.scorers import NerScorer
 from jurist.tasks.heritage.scoring import HeritageScores, target_rows
 
 __all__ = ["score_tagged_predictions"]
