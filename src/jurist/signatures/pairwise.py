@@ -15,6 +15,7 @@ A judge that answers in free text (as SubEval's judges did) is parsed by
 from __future__ import annotations
 
 import re
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Literal
 
 import dspy
@@ -32,6 +33,7 @@ from jurist.metrics.choice_readings import (
 
 __all__ = [
     "CHOICE_RULES",
+    "INPUT_NAMES",
     "OPTION_TEXTS",
     "Choice",
     "ChoiceReading",
@@ -40,6 +42,7 @@ __all__ = [
     "PairwiseChoice2",
     "PairwiseChoice3",
     "PairwiseChoice4",
+    "PairwiseInputs",
     "extract_choice",
     "option_letters",
     "pairwise_signature",
@@ -68,6 +71,40 @@ OPTION_TEXTS: dict[int, str] = {
     ),
 }
 """The option lists of the SubEval seed, word for word, by number of options."""
+
+
+@dataclass(frozen=True)
+class PairwiseInputs:
+    """What a pairwise judge sees of one ordered comparison: never the models' names.
+
+    The judge's keyword inputs (:meth:`as_inputs`), the same for the LLM program, the offline
+    baseline and a runner item; :meth:`swapped` is the other order of the same comparison.
+
+    Examples:
+        >>> first = PairwiseInputs(question="Capital of France?", response_1="Paris", response_2="Lyon")
+        >>> first.swapped().response_1
+        'Lyon'
+        >>> sorted(first.as_inputs())
+        ['evaluating_guidance', 'question', 'reference_answer', 'response_1', 'response_2']
+    """
+
+    question: str
+    response_1: str
+    response_2: str
+    reference_answer: str = ""
+    evaluating_guidance: str = ""
+
+    def swapped(self) -> PairwiseInputs:
+        """The same comparison with Response 1 and Response 2 exchanged."""
+        return replace(self, response_1=self.response_2, response_2=self.response_1)
+
+    def as_inputs(self) -> dict[str, str]:
+        """The judge's keyword inputs, one per field of the signature's inputs."""
+        return asdict(self)
+
+
+INPUT_NAMES: tuple[str, ...] = tuple(field.name for field in fields(PairwiseInputs))
+"""The names of the judge's inputs, in the order of :class:`PairwiseInputs`."""
 
 _REASON_PATTERN = re.compile(r"(?:理由：|Reason:)[ \t]*\n?(.*)", re.DOTALL)
 

@@ -21,7 +21,7 @@ from jurist.metrics.annotators import annotator_agreement
 from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.metrics.pairwise import gold_agreement, pair_verdicts
-from jurist.signatures.pairwise import ChoiceRule, extract_choice
+from jurist.signatures.pairwise import ChoiceRule, PairwiseInputs, extract_choice
 from jurist.tasks.pairwise.report import PairsAgreement
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge
 
@@ -79,18 +79,14 @@ def judge_pairs(
     out = pairs.copy().reset_index(drop=True)
     texts: dict[str, list[str]] = {"12": [], "21": []}
     for row in out.itertuples(index=False):
-        for order, (first, second) in (
-            ("12", (row.response_1, row.response_2)),
-            ("21", (row.response_2, row.response_1)),
-        ):
-            result = judge(
-                question=row.question,
-                response_1=first,
-                response_2=second,
-                reference_answer=row.reference or "",
-                evaluating_guidance="",
-                num_options=num_options,
-            )
+        first = PairwiseInputs(
+            question=row.question,
+            response_1=row.response_1,
+            response_2=row.response_2,
+            reference_answer=row.reference or "",
+        )
+        for order, inputs in zip(ORDERS, (first, first.swapped()), strict=True):
+            result = judge(**inputs.as_inputs(), num_options=num_options)
             texts[order].append(result.to_text())
     for order in ("12", "21"):
         out[f"judgement_{order}"] = texts[order]

@@ -45,7 +45,7 @@ from jurist.optimization import load_judge_program
 from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
 from jurist.programs.pairwise_baseline import PairwiseBaseline
 from jurist.runner import MANIFEST, Item, iter_run_results
-from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice
+from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice, PairwiseInputs
 from jurist.tasks._results import run_counts
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
 from jurist.tasks.pairwise.report import (
@@ -153,31 +153,28 @@ def read_pairwise(
         for row in comparisons.itertuples(index=False):
             if row.exact_match:
                 continue
-            inputs = {
-                "question": row.question,
-                "response_1": row.answer1,
-                "response_2": row.answer2,
-                "reference_answer": str(row.reference_answer or ""),
-                "evaluating_guidance": str(row.evaluating_guidance or ""),
-            }
-            data.items.append(Item(id=row.cmp_index, inputs=inputs))
+            inputs = PairwiseInputs(
+                question=row.question,
+                response_1=row.answer1,
+                response_2=row.answer2,
+                reference_answer=str(row.reference_answer or ""),
+                evaluating_guidance=str(row.evaluating_guidance or ""),
+            )
+            data.items.append(Item(id=row.cmp_index, inputs=inputs.as_inputs()))
             data.rows.append(str(row.index))
         return data
     pairs = load_pairs(path, mapping=mapping, no_majority=split_vote)
     data = PairwiseData(path, "pairs", pairs, ["pairs"])
     data.selection = {"num_options": num_options, "map": list(mapping or []), "split_vote": split_vote}
     for row in pairs.itertuples(index=False):
-        common = {
-            "question": row.question,
-            "reference_answer": str(row.reference or ""),
-            "evaluating_guidance": "",
-        }
-        for order, first, second in zip(
-            ORDERS, (row.response_1, row.response_2), (row.response_2, row.response_1), strict=True
-        ):
-            data.items.append(
-                Item(id=f"{row.id}|{order}", inputs={**common, "response_1": first, "response_2": second})
-            )
+        first = PairwiseInputs(
+            question=row.question,
+            response_1=row.response_1,
+            response_2=row.response_2,
+            reference_answer=str(row.reference or ""),
+        )
+        for order, inputs in zip(ORDERS, (first, first.swapped()), strict=True):
+            data.items.append(Item(id=f"{row.id}|{order}", inputs=inputs.as_inputs()))
             data.rows.append(str(row.id))
     return data
 

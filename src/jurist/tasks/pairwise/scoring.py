@@ -31,7 +31,7 @@ from jurist.metrics.pairwise import (
     win_rates,
     win_rates_with_ties,
 )
-from jurist.signatures.pairwise import Choice, ChoiceRule, PairwiseChoice
+from jurist.signatures.pairwise import Choice, ChoiceRule, PairwiseChoice, PairwiseInputs
 from jurist.tasks.pairwise.lengths import token_counter
 from jurist.tasks.pairwise.report import OtherReading, PairwiseScores
 
@@ -342,14 +342,14 @@ def judge_comparisons(
         if bool(getattr(row, "exact_match", False)):
             texts.append(EXACT_MATCH)
             continue
-        result = judge(
+        inputs = PairwiseInputs(
             question=row.question,
             response_1=row.answer1,
             response_2=row.answer2,
             reference_answer=row.reference_answer or "",
             evaluating_guidance=row.evaluating_guidance or "",
-            num_options=num_options,
         )
+        result = judge(**inputs.as_inputs(), num_options=num_options)
         texts.append(result.to_text())
     columns = [
         c for c in ("cmp_index", "question", "answer1", "answer2", "A", "B") if c in comparisons.columns
