@@ -27,7 +27,7 @@ from jurist.optimization import (
     read_artifact,
     write_artifact,
 )
-from jurist.programs.heritage_baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
+from jurist.programs.heritage.baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
 from jurist.tasks import get_task, task_names
 from jurist.tasks.heritage import PROGRAM_PARTS, heritage_items, write_heritage_splits
 from jurist.testing import OpenAICompatibleServer, last_user_message

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from jurist.datasets.pairwise import build_comparisons, load_pairs, load_subeval_table
-from jurist.programs.pairwise import PairwiseJudgeProgram
-from jurist.programs.pairwise_baseline import PairwiseBaseline
+from jurist.programs.pairwise.baseline import PairwiseBaseline
+from jurist.programs.pairwise.program import PairwiseJudgeProgram
 from jurist.signatures.pairwise import INPUT_NAMES, PairwiseInputs
 from jurist.tasks.pairwise import judge_comparisons, judge_pairs, judge_pairs_baseline
 from jurist.tasks.pairwise.scoring import score_records

@@ -16,7 +16,7 @@ MODULES = [
     "jurist.metrics.annotators",
     "jurist.metrics.pairwise",
     "jurist.metrics.gold_agreement",
-    "jurist.programs.pairwise_baseline",
+    "jurist.programs.pairwise.baseline",
     "jurist.tasks.pairwise.report",
 ]
 

@@ -22,7 +22,7 @@ from jurist.judges.adapters import (
     unescape_markers,
 )
 from jurist.judges.judge import JudgeFailure
-from jurist.programs.pairwise_baseline import PairwiseBaseline
+from jurist.programs.pairwise.baseline import PairwiseBaseline
 from jurist.runner import iter_run_results
 from jurist.signatures.pairwise import extract_choice
 from jurist.tasks import get_task

@@ -7,7 +7,7 @@ import doctest
 from jurist.metrics.trace import trace_scores_for_sentences
 from jurist.programs import _lexical
 from jurist.programs._lexical import content_words
-from jurist.programs.ragbench_baseline import (
+from jurist.programs.ragbench.baseline import (
     FULL_SUPPORT_MIN_COVERAGE,
     RELEVANCE_MIN_QUESTION_OVERLAP,
     SUPPORT_MIN_OVERLAP,

@@ -10,7 +10,7 @@ from rgb_support import FACTUAL_ERRORS_EN, fact_rows, plain_rows, rgb_reply, run
 
 from jurist.datasets.rgb import RGBRow, load_rgb_prompts, prepare_instance
 from jurist.judges.judge import LLMJudge
-from jurist.programs.rgb import RGBResponder, responder_postprocess
+from jurist.programs.rgb.program import RGBResponder, responder_postprocess
 from jurist.tasks.rgb import RGBSetting
 from jurist.testing import Fault, OpenAICompatibleServer
 

@@ -1,7 +1,7 @@
 """Content words: the lexical unit the offline baselines compare texts by.
 
 Shared by the RAGBench baseline (sentence support and relevance by word overlap,
-:mod:`jurist.programs.ragbench_baseline`) and the claim baseline of ``jurist gate``
+:mod:`jurist.programs.ragbench.baseline`) and the claim baseline of ``jurist gate``
 (:mod:`jurist.programs.gates`), so that neither task's module imports the other's.
 """
 

@@ -1,6 +1,6 @@
 """How the heritage LLM programs are optimized: one task per program.
 
-Each program of :mod:`jurist.programs.heritage` is compiled on its own (the sub-task's
+Each program of :mod:`jurist.programs.heritage.program` is compiled on its own (the sub-task's
 :meth:`~jurist.tasks.Task.optimization_program`: the part of the heritage judge, with the
 output check of its answers), against the gold of a heritage gold file
 (:func:`~jurist.datasets.heritage.load_heritage_gold`), and its artifact loads into that

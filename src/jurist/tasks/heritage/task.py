@@ -19,13 +19,13 @@ from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.optimization import MetricResult
-from jurist.programs.heritage import (
+from jurist.programs.heritage.baseline import FuzzyLinker
+from jurist.programs.heritage.program import (
     HeritageEntityExtractor,
     HeritageProgram,
     HeritageQuestionAnswerer,
     HeritageTypeClassifier,
 )
-from jurist.programs.heritage_baseline import FuzzyLinker
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item

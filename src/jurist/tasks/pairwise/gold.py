@@ -122,7 +122,7 @@ def judge_pairs_baseline(
         InputError: A source is not a valid pairs file.
     """
     if judge is None:
-        from jurist.programs.pairwise_baseline import PairwiseBaseline
+        from jurist.programs.pairwise.baseline import PairwiseBaseline
 
         judge = PairwiseBaseline()
     frames = [

@@ -42,8 +42,8 @@ from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.optimization import load_judge_program
-from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
-from jurist.programs.pairwise_baseline import PairwiseBaseline
+from jurist.programs.pairwise.baseline import PairwiseBaseline
+from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
 from jurist.runner import MANIFEST, Item, iter_run_results
 from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice, PairwiseInputs
 from jurist.tasks._results import run_counts
@@ -61,7 +61,7 @@ TASK = "pairwise"
 
 
 def baseline_judge(num_options: int) -> Judge:
-    """The offline :class:`~jurist.programs.pairwise_baseline.PairwiseBaseline` as a runner judge."""
+    """The offline :class:`~jurist.programs.pairwise.baseline.PairwiseBaseline` as a runner judge."""
     baseline = PairwiseBaseline()
 
     def judge(**inputs: Any) -> PairwiseChoice:

@@ -4,7 +4,7 @@
   extraction, consistency, old- and new-version win rates with bootstrap intervals,
   length statistics and length bias.
 - :func:`judge_comparisons` runs a judge callable (e.g. the offline
-  :class:`~jurist.programs.pairwise_baseline.PairwiseBaseline`) over comparisons from
+  :class:`~jurist.programs.pairwise.baseline.PairwiseBaseline`) over comparisons from
   :func:`~jurist.datasets.pairwise.build_comparisons`, one after the other, and returns a
   SubEval record table. The judging loop with concurrency, caching and resume is the
   LLM path (``jurist judge pairwise``); this is the plain path for the baseline and tests.

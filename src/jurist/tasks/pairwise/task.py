@@ -16,7 +16,7 @@ from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.optimization import MetricResult
-from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
 from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import (

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from jurist.datasets.ragbench import load_ragbench
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.optimization import MetricResult
-from jurist.programs.ragbench import RagbenchJudge
+from jurist.programs.ragbench.program import RagbenchJudge
 from jurist.report.console import Headline
 from jurist.report.figures import Figure
 from jurist.report.review import Review

@@ -20,7 +20,8 @@ from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.optimization import load_judge_program, read_artifact
-from jurist.programs.rgb import (
+from jurist.programs.rgb.baseline import ExtractiveResponder, keyword_error_detection, keyword_rejection
+from jurist.programs.rgb.program import (
     ErrorDetectionJudge,
     RejectionJudge,
     RGBResponder,
@@ -28,7 +29,6 @@ from jurist.programs.rgb import (
     rejection_postprocess,
     responder_postprocess,
 )
-from jurist.programs.rgb_baseline import ExtractiveResponder, keyword_error_detection, keyword_rejection
 
 TASK = "rgb"
 JudgeKind = Literal["rejection", "error_detection"]

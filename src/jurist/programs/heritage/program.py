@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from jurist.judges.judge import OutputError
 from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPES, ENTITY_LABEL_DESCRIPTIONS, ENTITY_LABELS
-from jurist.programs.heritage_baseline import FuzzyLinker
+from jurist.programs.heritage.baseline import FuzzyLinker
 from jurist.signatures.heritage import (
     CustodianTypeClassification,
     CustodianTypeLabel,
@@ -325,7 +325,7 @@ class HeritageTypeClassifier(dspy.Module):
 class HeritageEntityLinker(dspy.Module):
     """Ranks knowledge-base candidates for a mention, or answers NIL.
 
-    Candidates come from a :class:`~jurist.programs.heritage_baseline.FuzzyLinker` (ISIL
+    Candidates come from a :class:`~jurist.programs.heritage.baseline.FuzzyLinker` (ISIL
     evidence, exact and fuzzy names); the LM only chooses among them. The returned
     prediction is a new one that also carries the offered ``candidates`` for
     :func:`linking_output`; the predictor's own prediction, which DSPy keeps in its trace
