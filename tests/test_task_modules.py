@@ -19,12 +19,10 @@ KINDS = ("programs", "signatures", "datasets", "metrics")
 OWNERS = {
     "ragbench": "ragbench",
     "pairwise": "pairwise",
-    "preference_shapes": "pairwise",
     "alpaca_eval": "pairwise",
     "rgb": "rgb",
     "gates": "gates",
     "heritage": "heritage",
-    "conll": "heritage",
 }
 
 

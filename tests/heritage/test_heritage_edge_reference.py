@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import jurist
-from jurist.datasets.heritage import load_heritage_gold
+from jurist.datasets.heritage.gold import load_heritage_gold
 from jurist.metrics.heritage.ner import corpus_entity_level_metrics, nervaluate_metrics
 from jurist.metrics.heritage.retrieval import retrieval_metrics
 from support import run_cli

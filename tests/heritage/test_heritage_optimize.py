@@ -15,7 +15,7 @@ import dspy
 import pytest
 
 from jurist.cli import main
-from jurist.datasets.heritage import linking_gold, load_heritage_gold
+from jurist.datasets.heritage.gold import linking_gold, load_heritage_gold
 from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.heritage.ner import entity_example_f1

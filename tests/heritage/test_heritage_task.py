@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import jurist
-from jurist.datasets.heritage_kb import load_knowledge_base
+from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.judges.config import JudgeConfig
 from jurist.programs.heritage.baseline import (
     Bm25Retriever,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jurist.datasets.pairwise import build_comparisons, load_pairs, load_subeval_table
+from jurist.datasets.pairwise.tables import build_comparisons, load_pairs, load_subeval_table
 from jurist.programs.pairwise.baseline import PairwiseBaseline
 from jurist.programs.pairwise.program import PairwiseJudgeProgram
 from jurist.signatures.pairwise import INPUT_NAMES, PairwiseInputs

@@ -11,8 +11,8 @@ import pytest
 
 MODULES = [
     "jurist.signatures.pairwise",
-    "jurist.datasets.pairwise",
-    "jurist.datasets.preference_shapes",
+    "jurist.datasets.pairwise.tables",
+    "jurist.datasets.pairwise.shapes",
     "jurist.metrics.annotators",
     "jurist.metrics.pairwise",
     "jurist.metrics.gold_agreement",

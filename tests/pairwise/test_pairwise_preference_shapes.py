@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jurist.datasets.pairwise import load_pairs
+from jurist.datasets.pairwise.tables import load_pairs
 from jurist.errors import ConfigError, InputError
 from jurist.metrics.annotators import (
     annotator_agreement,

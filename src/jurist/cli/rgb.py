@@ -12,7 +12,7 @@ import typer
 
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
-from jurist.datasets.rgb_protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, RGB_SEED, SETS
+from jurist.datasets.rgb.protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, RGB_SEED, SETS
 from jurist.errors import ExitCode
 
 if TYPE_CHECKING:

@@ -50,8 +50,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import HeritageGoldEntry, linking_gold, load_heritage_gold
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import HeritageGoldEntry, linking_gold, load_heritage_gold
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label, wilson_interval
 from jurist.metrics.heritage.classification import (

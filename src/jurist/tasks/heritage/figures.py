@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jurist.datasets.heritage import HeritageGold, TypeClassification
+from jurist.datasets.heritage.gold import HeritageGold, TypeClassification
 from jurist.errors import ConfigError
 from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPE_NAMES, CUSTODIAN_TYPES
 from jurist.report.figures import Figure

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from jurist.datasets.heritage import HeritageGoldEntry, linking_gold
-from jurist.datasets.heritage_kb import KnowledgeBase
+from jurist.datasets.heritage.gold import HeritageGoldEntry, linking_gold
+from jurist.datasets.heritage.kb import KnowledgeBase
 from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge

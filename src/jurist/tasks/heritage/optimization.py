@@ -55,8 +55,8 @@ from pathlib import Path
 from typing import Any
 
 from jurist.atomic import atomic_write_text
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import DEFAULT_SPLITS, HeritageGoldEntry, load_heritage_gold, split_gold
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import DEFAULT_SPLITS, HeritageGoldEntry, load_heritage_gold, split_gold
 from jurist.errors import InputError
 from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import linking_gold
-from jurist.datasets.heritage_kb import KnowledgeBase, load_knowledge_base
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import linking_gold
+from jurist.datasets.heritage.kb import KnowledgeBase, load_knowledge_base
 from jurist.metrics.heritage.linking import linking_example_score
 from jurist.metrics.heritage.qa import qa_example_score, rouge_l, words
 from jurist.optimization import MetricResult, content_key

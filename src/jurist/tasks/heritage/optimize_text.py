@@ -10,7 +10,7 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.conll import TagDecoding
+from jurist.datasets.heritage.conll import TagDecoding
 from jurist.metrics.heritage.classification import classification_example_score
 from jurist.metrics.heritage.ner import as_span, entity_example_f1, match_entities
 from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPE_NAMES, TYPE_CATEGORY

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from jurist.datasets.heritage import HeritageGoldEntry, linking_gold
+from jurist.datasets.heritage.gold import HeritageGoldEntry, linking_gold
 from jurist.metrics.heritage.classification import (
     hierarchical_type_metrics,
     secondary_type_metrics,

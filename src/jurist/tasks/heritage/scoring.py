@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import HeritageGold, load_heritage_gold, retrieval_qrels
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import HeritageGold, load_heritage_gold, retrieval_qrels
 from jurist.errors import InputError
 from jurist.metrics.heritage.retrieval import EmptyQueries
 from jurist.report.jsonout import dumps

@@ -12,8 +12,8 @@ import dspy
 import pandas as pd
 from pydantic import BaseModel
 
-from jurist.datasets.conll import TagDecoding, is_token_tag_file
-from jurist.datasets.heritage_kb import load_knowledge_base
+from jurist.datasets.heritage.conll import TagDecoding, is_token_tag_file
+from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge

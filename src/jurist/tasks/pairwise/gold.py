@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from jurist.datasets.pairwise import load_pairs
-from jurist.datasets.preference_shapes import NoMajority
+from jurist.datasets.pairwise.shapes import NoMajority
+from jurist.datasets.pairwise.tables import load_pairs
 from jurist.metrics.annotators import annotator_agreement
 from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.gold_agreement import agreement_by_label

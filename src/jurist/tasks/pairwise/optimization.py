@@ -19,7 +19,7 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.pairwise import load_pairs
+from jurist.datasets.pairwise.tables import load_pairs
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import accuracy

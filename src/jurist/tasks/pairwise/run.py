@@ -29,14 +29,14 @@ from typing import Any, Literal
 import pandas as pd
 
 from jurist.datasets.io import iter_records, sha256_file
-from jurist.datasets.pairwise import (
+from jurist.datasets.pairwise.shapes import NoMajority
+from jurist.datasets.pairwise.tables import (
     ANSWER_PREFIX,
     build_comparisons,
     load_pairs,
     load_subeval_table,
     subeval_models,
 )
-from jurist.datasets.preference_shapes import NoMajority
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig
@@ -139,7 +139,7 @@ def read_pairwise(
 ) -> PairwiseData:
     """Read a SubEval table (compared as the options say) or a pairs file (both orders).
 
-    A pairs file may be in any shape of :mod:`jurist.datasets.preference_shapes`; ``mapping``
+    A pairs file may be in any shape of :mod:`jurist.datasets.pairwise.shapes`; ``mapping``
     (``target=column`` entries) and ``split_vote`` are handed to
     :func:`~jurist.datasets.pairwise.load_pairs`. The data's ``selection`` records them, or the
     reference model and compared models, with ``num_options``.

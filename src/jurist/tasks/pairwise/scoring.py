@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from jurist.datasets.pairwise import RecordTable, read_record_table
+from jurist.datasets.pairwise.tables import RecordTable, read_record_table
 from jurist.errors import InputError
 from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.pairwise import (

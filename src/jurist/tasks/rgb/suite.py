@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from jurist.atomic import atomic_write_text, atomic_writer
-from jurist.datasets.rgb import check_preparation
+from jurist.datasets.rgb.loader import check_preparation
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.rgb import AnswerCheck
