@@ -125,9 +125,9 @@ def compacted_size(db: Path, target: Path, *, drop_prompts: bool) -> int:
 
 def measure(count: int, concurrency: int, root: Path) -> dict[str, float]:
     from jurist.judges.config import JudgeConfig
+    from jurist.jury.loop import run_judgment
     from jurist.runner import RESULTS_DB, ResultStore
     from jurist.tasks import get_task
-    from jurist.tasks._contract import run_judgment
     from jurist.testing import OpenAICompatibleServer
 
     task_file = root / "bench-helpfulness.yaml"

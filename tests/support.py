@@ -79,11 +79,11 @@ def ragbench_rows(count: int) -> list[dict]:
 
 def ragbench_run(data: Path | str, out: Path, config: Any, *, retry_failed: bool = False) -> Any:
     """One run of the ``ragbench`` task into ``out`` through the judging loop
-    (:func:`jurist.tasks._contract.run_judgment`): judged, scored and exported, without the
+    (:func:`jurist.jury.loop.run_judgment`): judged, scored and exported, without the
     HTML views ``jurist.judge`` adds (tests of the runner do not read them, and they take most
     of a small run's time). Returns the :class:`~jurist.tasks._contract.JudgeRun`."""
+    from jurist.jury.loop import run_judgment
     from jurist.tasks import get_task
-    from jurist.tasks._contract import run_judgment
 
     task = get_task("ragbench")
     return run_judgment(task, data, out, config, task.options(), retry_failed=retry_failed, progress=False)

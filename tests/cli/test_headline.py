@@ -93,3 +93,15 @@ def test_compact_table_merges_intervals_and_leaves_out_empty_figures():
         "agreement:",
         "  κ         0.250 [-0.100, 0.600]",
     ]
+
+
+def test_pairwise_judge_prints_agreement_and_consistency_first_and_no_blank_warning(tmp_path, capsys):
+    """The built-in pairwise task's headline: accuracy and κ against gold with their
+    intervals, and consistency; its optional inputs (reference answer, guidance) left blank
+    by design are not warned about."""
+    out = tmp_path / "pairs"
+    assert run_cli(["judge", "pairwise", "sample:pairs", "--out", str(out), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    first = captured.out.splitlines()[0]
+    assert first.startswith("agreement with gold: accuracy 0.520 [") and "consistency 0.900" in first
+    assert "blank" not in captured.err

@@ -15,9 +15,9 @@ import pytest
 from figure_checks import by_title, check_figures
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import load_config
+from jurist.jury.loop import run_judgment
 from jurist.report.jsonout import dumps
 from jurist.report.review import LabelSpec
-from jurist.tasks._contract import run_judgment
 from jurist.tasks.declarative import load_task_file
 from support import run_cli
 

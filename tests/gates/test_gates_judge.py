@@ -109,7 +109,8 @@ def test_cli_judge_option_keeps_the_gate_exit_code(tmp_path, capsys):
     config.write_text("model: baseline\n")
     plain_code = run_gate(gold, traces)
     capsys.readouterr()
-    code = run_gate(gold, traces, judge=config, judge_out=tmp_path / "run", as_json=True)
+    args = ["gate", str(gold), str(traces), "--judge", str(config), "--judge-out", str(tmp_path / "run")]
+    code = run_cli([*args, "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == plain_code
     assert data["extra_metrics"]["judged_claim_accuracy"] == 1 / 3

@@ -11,7 +11,7 @@ import jurist
 from jurist.cli.task_options import split_task_arguments
 from jurist.errors import ConfigError
 from jurist.tasks import get_task
-from jurist.tasks.gates import GateReport, GatesTask, run_gate
+from jurist.tasks.gates import GateReport, GatesTask
 from jurist.tasks.gates.render import questions_frame, render_markdown, report_to_dict
 from jurist.tasks.gates.scoring import score_traces
 from support import run_cli
@@ -119,7 +119,8 @@ def test_judge_runs_the_claim_check_like_gate_judge(files, tmp_path, capsys):
     gold, traces = files
     config = tmp_path / "baseline.yaml"
     config.write_text("model: baseline\n", encoding="utf-8")
-    assert run_gate(gold, traces, judge=config, judge_out=tmp_path / "direct", as_json=True) == 1
+    args = ["gate", str(gold), str(traces), "--judge", str(config), "--judge-out", str(tmp_path / "direct")]
+    assert run_cli([*args, "--json"]) == 1
     expected = json.loads(capsys.readouterr().out)
     run = jurist.judge("gates", traces, out=tmp_path / "run", options={"gold": gold}, progress=False)
     assert run.extra["report"].extra_metrics == expected["extra_metrics"]

@@ -13,8 +13,8 @@ from figure_checks import by_title, check_figures
 from jurist.datasets.heritage.gold import load_heritage_gold
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
+from jurist.jury.loop import run_judgment
 from jurist.tasks import get_task
-from jurist.tasks._contract import run_judgment
 from support import run_cli
 
 

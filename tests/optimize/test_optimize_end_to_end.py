@@ -91,7 +91,7 @@ def test_bootstrap_ragbench_artifact_loads_differs_and_rescores(
 
 
 def test_bootstrap_pairwise_through_the_cli_and_judge_with_the_artifact(
-    learning_config, learning_server, pairs_files, tmp_path
+    learning_config, learning_server, pairs_files, tmp_path, capsys
 ):
     config_file = tmp_path / "judge.yaml"
     config_file.write_text(json.dumps(learning_config.model_dump(mode="json")))
@@ -116,6 +116,11 @@ def test_bootstrap_pairwise_through_the_cli_and_judge_with_the_artifact(
             ]
         )
     assert exit_info.value.code == 0
+    # stdout is the summary alone, headline first; the optimizer's own progress is on stderr.
+    printed = capsys.readouterr()
+    assert printed.out.splitlines()[0] == f"pairwise · bootstrap · {learning_config.model}"
+    assert printed.out.splitlines()[-1] == f"artifact: {out}"
+    assert "Bootstrapped" not in printed.out and "Bootstrapped" in printed.err
     artifact = read_artifact(out)
     assert artifact.options == {"num_options": 2}
     assert len(artifact.program["choose"]["demos"]) == 4

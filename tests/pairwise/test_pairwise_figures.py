@@ -13,9 +13,9 @@ import pytest
 from figure_checks import by_title, check_figures
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
+from jurist.jury.loop import run_judgment
 from jurist.metrics.gold_agreement import wilson_interval
 from jurist.tasks import get_task
-from jurist.tasks._contract import run_judgment
 from jurist.tasks.pairwise.bias import pair_bias
 from support import run_cli
 

@@ -22,11 +22,11 @@ from jurist.judges.adapters import (
     unescape_markers,
 )
 from jurist.judges.judge import JudgeFailure
+from jurist.jury.loop import run_judgment
 from jurist.programs.pairwise.baseline import PairwiseBaseline
 from jurist.runner import iter_run_results
 from jurist.signatures.pairwise import extract_choice
 from jurist.tasks import get_task
-from jurist.tasks._contract import run_judgment
 from jurist.tasks.probes import load_cases
 from jurist.testing import OpenAICompatibleServer, last_user_message
 from support import loopback_config

@@ -15,8 +15,8 @@ from figure_checks import by_title, check_figures
 from jurist.datasets.samples import sample_path
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
+from jurist.jury.loop import run_judgment
 from jurist.tasks import get_task
-from jurist.tasks._contract import run_judgment
 
 TRACE = ("context_relevance", "context_utilization", "completeness", "adherence_fraction")
 GOLD_SCORES = {

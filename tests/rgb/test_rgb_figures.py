@@ -12,9 +12,9 @@ from rgb_support import DATA_DIR, run_suite
 from figure_checks import by_title, check_figures
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
+from jurist.jury.loop import run_judgment
 from jurist.metrics.gold_agreement import wilson_interval
 from jurist.tasks import get_task
-from jurist.tasks._contract import run_judgment
 from jurist.tasks.rgb.task import suite_scores
 from support import run_cli
 

@@ -16,9 +16,9 @@ import pytest
 import jurist
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
+from jurist.jury.loop import one_judge
 from jurist.runner import iter_run_results
 from jurist.tasks import get_task, register_task
-from jurist.tasks._contract import one_judge
 from jurist.tasks._metric import MetricValue, metric_list, metric_values
 from jurist.tasks.calibration_rows import JudgeSpec, judge_run_dir
 from jurist.view.runs import headline_metrics
@@ -175,6 +175,6 @@ def test_the_default_calibration_row_judges_the_gold_file_by_what_calibrate_hand
     # The row is over the run that judge_by wrote: the two texts it judged, not the file's four.
     assert (row["items"], row["failed"], row["run_dir"]) == (2, 0, str(run_dir))
     assert {result.id for result in iter_run_results(run_dir)} == {"a", "c"}
-    # Without one, the spec's judge judges the whole file.
-    alone, _ = task.calibration_row(texts, spec, tmp_path / "solo", {}, False)
+    # One judge alone (what calibrate hands for a single judge) judges the whole file.
+    alone, _ = task.calibration_row(texts, spec, tmp_path / "solo", {}, False, one_judge(task, spec.config))
     assert alone["items"] == 4

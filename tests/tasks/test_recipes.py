@@ -16,9 +16,10 @@ from pydantic import BaseModel
 import jurist
 from jurist.errors import ConfigError
 from jurist.judges.judge import BaselineJudge, Judge
+from jurist.jury.loop import run_judgment, run_recipe
 from jurist.runner import Item, iter_run_results
 from jurist.tasks import Task, register_task
-from jurist.tasks._contract import JudgeRun, NoOptions, Part, Recipe, Scores, run_judgment, run_recipe
+from jurist.tasks._contract import JudgeRun, NoOptions, Part, Recipe, Scores
 
 CALLS: list[str] = []
 

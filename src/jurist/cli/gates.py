@@ -9,17 +9,57 @@ Exit codes: 0 every gate passes; 1 a gate fails (or no trace matched a gold ques
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from jurist.cli import app
 from jurist.datasets.gates import load_thresholds
-from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN
+from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN, GateThresholds
 from jurist.tasks.gates.gate import run_gate
 
-__all__ = ["gate", "run_gate"]
+if TYPE_CHECKING:
+    from jurist.tasks.gates.records import GateReport
+
+__all__ = ["DEFAULT_RUNS", "gate", "judged_report", "run_gate"]
+
+DEFAULT_RUNS = Path(".jurist_cache") / "gate-judge"
+"""Where ``jurist gate --judge`` keeps the claim judge's runs when ``--judge-out`` is not given."""
+
+
+def judged_report(
+    thresholds: GateThresholds | None,
+    refusal_token: str,
+    *,
+    gold: str | Path,
+    traces: str | Path,
+    judge: str | Path,
+    judge_out: str | Path | None = None,
+) -> GateReport:
+    """The report with the claim check: an ordinary run of the ``gates`` task by the claim
+    judge (the judging loop, :func:`jurist.jury.loop.run_judgment`) into ``judge_out`` (by
+    default ``.jurist_cache/gate-judge/`` named after the inputs' hash and the judge), whose
+    scores carry the report. Loads DSPy and pandas, so only when a judge is asked."""
+    from dataclasses import asdict
+
+    from jurist.judges.config import load_config
+    from jurist.jury.loop import run_judgment
+    from jurist.tasks.gates.claims import files_hash
+    from jurist.tasks.gates.options import GatesOptions
+    from jurist.tasks.gates.task import GatesTask
+
+    task = GatesTask()
+    given = asdict(thresholds if thresholds is not None else GateThresholds())
+    options = task.options(GatesOptions(gold=Path(gold), refusal_token=refusal_token, **given))
+    config = load_config(judge)
+    if judge_out is None:
+        fingerprint = task.make_judge(config, options).fingerprint()
+        judge_out = DEFAULT_RUNS / f"{files_hash(gold, traces)[:12]}-{fingerprint}"
+    run = run_judgment(task, traces, judge_out, config, options, progress=False)
+    report: GateReport = run.scores.extra["report"]
+    return report
 
 
 @app.command("gate")
@@ -117,8 +157,9 @@ def gate(
         refusal_token=refusal_token,
         as_json=as_json,
         out=out,
-        judge=judge,
-        judge_out=judge_out,
+        judged=None
+        if judge is None
+        else partial(judged_report, gold=gold, traces=traces, judge=judge, judge_out=judge_out),
     )
     if code:
         raise typer.Exit(code)

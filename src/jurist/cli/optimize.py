@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -91,6 +93,8 @@ def optimize_command(
 ) -> None:
     """Optimize a judge's prompt against gold labels; write an artifact `jurist judge --program` runs.
 
+    Prints the dev score before and after (stdout); the optimizer's progress goes to stderr.
+
     jurist optimize TASK --train FILE --dev FILE --out ARTIFACT --config JUDGE [task options]
     """
     from jurist.optimization import OptimizerSettings
@@ -112,18 +116,21 @@ def optimize_command(
         val_fraction=val_fraction,
         seed=seed,
     )
-    result = optimize(
-        task,
-        train,
-        dev,
-        judge,
-        out=out,
-        optimizer=optimizer,
-        test=test,
-        prompt_config=prompt_config,
-        settings=settings,
-        options=values,
-    )
+    # The optimizers print their progress (DSPy's "Bootstrapped N full traces ..."): it goes to
+    # stderr with the progress bars, so stdout holds only the summary below.
+    with contextlib.redirect_stdout(sys.stderr):
+        result = optimize(
+            task,
+            train,
+            dev,
+            judge,
+            out=out,
+            optimizer=optimizer,
+            test=test,
+            prompt_config=prompt_config,
+            settings=settings,
+            options=values,
+        )
     typer.echo(optimize_summary(result))
     if tracking is not None:
         typer.echo(tracking.log_optimization(result.path).describe(), err=True)

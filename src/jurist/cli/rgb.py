@@ -110,8 +110,8 @@ def rgb_run_command(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Run RGB's noise robustness, negative rejection, integration and counterfactual sets."""
+    from jurist.jury.loop import run_recipe
     from jurist.tasks import get_task
-    from jurist.tasks._contract import run_recipe
     from jurist.tasks.rgb import RGBOptions
     from jurist.tasks.rgb.report import render_rgb_report
 

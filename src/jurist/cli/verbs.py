@@ -125,22 +125,37 @@ def judge_command(
             "--dry-run", help="Print items, cached items, tokens and cost per judge; call and write nothing."
         ),
     ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option(min=1, metavar="N", help="Judge only the first N rows (try a judge on a few)."),
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(min=1, metavar="N", help="Judge a random sample of N rows, drawn with --seed."),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar="S", help="The seed of --sample (default 0): the same seed, the same rows."),
+    ] = None,
     jury_file: Path | None = None,
 ) -> None:
     """Judge every row of DATA with TASK's judge into a run directory: jurist judge TASK DATA --out DIR.
 
     The config names the judge (default: the task's offline baseline), or is a jury file
-    (docs/juries.md) or a cascade file (docs/cascades.md). Rerunning resumes.
+    (docs/juries.md) or a cascade file (docs/cascades.md). Rerunning resumes. --limit N or
+    --sample N --seed S judges a few rows (both orders of a comparison stay together).
 
     Failed items are recorded with their raw answers and never scored.
     """
     from jurist.jury import cascade_lines, is_cascade_file, judge_cascade, judge_panel, panel_lines
     from jurist.jury.options import overrides_of
+    from jurist.tasks._selection import selection_of
     from jurist.tracking import Tracking
 
     task, positional, values = task_and_arguments(arguments, ("DATA",), "judge")
     if out is None:
         raise typer.BadParameter("give the run directory: --out DIR", param_hint="--out")
+    select = selection_of(limit, sample, seed)
     if dry_run:
         from jurist.verbs import estimate
 
@@ -153,6 +168,9 @@ def judge_command(
             retry_failed=retry_failed,
             repeats=repeats,
             overrides=overrides_of(judge) if jury_file is not None else None,
+            limit=limit,
+            sample=sample,
+            seed=seed,
         )
         for line in plan.lines():
             typer.echo(line)
@@ -179,6 +197,7 @@ def judge_command(
                 overrides=overrides_of(judge),
                 retry_failed=retry_failed,
                 progress=progress,
+                select=select,
             )
         elif jury_file is not None or repeats > 1:
             run = judge_panel(
@@ -191,6 +210,7 @@ def judge_command(
                 overrides=overrides_of(judge) if jury_file is not None else None,
                 retry_failed=retry_failed,
                 progress=progress,
+                select=select,
             )
         else:
             from jurist.verbs import judge_run
@@ -203,6 +223,7 @@ def judge_command(
                 task.options(values),
                 retry_failed=retry_failed,
                 progress=progress,
+                select=select,
             )
     from jurist.report.usage import usage_lines
 
@@ -343,21 +364,40 @@ def _describe_lines(description: dict[str, Any]) -> list[str]:
 def tasks_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tasks as JSON.")] = False,
+    path: Annotated[
+        Path,
+        typer.Option(
+            "--path",
+            help="Folder whose YAML task files are listed too (with its immediate sub-folders).",
+            show_default="the current folder",
+        ),
+    ] = Path("."),
 ) -> None:
-    """List every task with its inputs, outputs and metrics (`jurist tasks show NAME` for one)."""
+    """List every task with its inputs, outputs and metrics, built-in and the YAML task files
+    in the current folder or --path (`jurist tasks show NAME` for one)."""
     if ctx.invoked_subcommand is not None:
         return
-    from jurist.tasks import get_task, task_names
+    from jurist.tasks import find_task_files, get_task, task_names
 
     described = [get_task(name).describe() for name in task_names()]
+    files = find_task_files(path)
     if as_json:
-        typer.echo(dumps(described))
+        found = [
+            {**file.description, "path": str(file.path)}
+            if file.description is not None
+            else {"name": None, "path": str(file.path), "error": file.error}
+            for file in files
+        ]
+        typer.echo(dumps(described + found))
         return
-    for entry in described:
+    for entry in described + [file.description for file in files if file.description is not None]:
         typer.echo(f"{entry['name']}  [{', '.join(entry['verbs'])}]  ({entry['source']})")
         typer.echo(f"  inputs: {', '.join(entry['inputs']) or '-'}")
         typer.echo(f"  outputs: {', '.join(entry['outputs']) or '-'}")
         typer.echo(f"  metrics: {', '.join(entry['metrics']) or '-'}")
+    for file in files:
+        if file.error is not None:
+            typer.echo(f"invalid task file: {file.error}")
 
 
 @tasks_app.command("show")

@@ -75,6 +75,27 @@ class MlflowSettings(BaseModel):
     """The MLflow experiment to log into; ``None`` means the task's name."""
 
 
+class Price(BaseModel):
+    """What a model costs, in US dollars per million tokens (the config's ``price:`` key).
+
+    For models LiteLLM's price table lacks (a local, vLLM or proxy model), so that
+    ``jurist judge --dry-run`` gives a cost, ``--max-cost`` can be kept and each call's
+    recorded cost is known. Where given it wins over the table.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input_per_million: float = Field(ge=0.0, allow_inf_nan=False)
+    """Dollars per million prompt (input) tokens."""
+
+    output_per_million: float = Field(ge=0.0, allow_inf_nan=False)
+    """Dollars per million completion (output) tokens."""
+
+    def cost(self, prompt_tokens: float, completion_tokens: float) -> float:
+        """Dollars for ``prompt_tokens`` and ``completion_tokens``."""
+        return (prompt_tokens * self.input_per_million + completion_tokens * self.output_per_million) / 1e6
+
+
 class JudgeConfig(BaseModel):
     """How to run a judge: which model, through which engine, with which limits."""
 
@@ -157,6 +178,12 @@ class JudgeConfig(BaseModel):
     where results are sent, not how the judge answers: it is in no dump of the config, so it
     never changes :meth:`fingerprint`, the response cache, a run's manifest or an artifact."""
 
+    price: Price | None = Field(default=None, exclude=True)
+    """The model's price per million tokens (see :class:`Price`), for a model LiteLLM's price
+    table lacks; ``null`` (the default) reads the table. It changes what a run is said to
+    cost, not what the judge answers: like :attr:`mlflow` it is in no dump of the config, so
+    it never changes :meth:`fingerprint`, the response cache or a run's manifest."""
+
     _source: Path | None = PrivateAttr(default=None)
 
     @property
@@ -173,7 +200,7 @@ class JudgeConfig(BaseModel):
 
     def undumped(self) -> dict[str, Any]:
         """The fields set on this config that no dump holds (:attr:`mlflow`, :attr:`rpm`,
-        :attr:`tpm`): whoever rebuilds a config from a dump adds them back from here."""
+        :attr:`tpm`, :attr:`price`): whoever rebuilds a config from a dump adds them back from here."""
         return {
             name: getattr(self, name)
             for name, info in type(self).model_fields.items()

@@ -67,7 +67,7 @@ from dspy.clients import Cache
 
 from jurist.errors import ConfigError, FatalProviderError
 from jurist.judges import dspy_seam
-from jurist.judges.config import LM15_USERINFO, JudgeConfig
+from jurist.judges.config import LM15_USERINFO, JudgeConfig, Price
 from jurist.judges.limits import ModelLimits, limits_for, prompt_estimate
 from jurist.judges.retry import ProviderProblem, reached_provider
 from jurist.judges.verdicts import writing_verdicts_together
@@ -108,12 +108,16 @@ class UsageMeter:
     call_details: list[LMCall] = field(default_factory=list)
     attempt: int = 0
 
-    def record(self, entry: dict[str, Any], *, latency_s: float | None = None) -> None:
+    def record(
+        self, entry: dict[str, Any], *, latency_s: float | None = None, price: Price | None = None
+    ) -> None:
         """Count one finished LM call from its DSPy history entry, and keep it in detail.
 
         Args:
             entry: DSPy's history entry of the call (messages, outputs, usage, cost).
             latency_s: Seconds the call took, where measured.
+            price: The judge config's price (``price:``); where given, the call costs its
+                tokens at that price instead of DSPy's estimate from the price table.
         """
         usage = entry.get("usage") or {}
         prompt_tokens = completion_tokens = 0
@@ -124,7 +128,10 @@ class UsageMeter:
             completion_tokens = int(usage.get("completion_tokens") or 0)
             self.prompt_tokens += prompt_tokens
             self.completion_tokens += completion_tokens
-            if entry.get("cost") is not None:
+            if price is not None:
+                cost = price.cost(prompt_tokens, completion_tokens)
+                self.cost = (self.cost or 0.0) + cost
+            elif entry.get("cost") is not None:
                 cost = float(entry["cost"])
                 self.cost = (self.cost or 0.0) + cost
         else:
@@ -338,6 +345,10 @@ class JudgeLM(dspy.LM):
     rate_limits: ModelLimits | None = None
     """The model's rate limits and adaptive in-flight cap (set by :func:`build_lm`)."""
 
+    price: Price | None = None
+    """The judge config's price per million tokens (set by :func:`build_lm`): the cost of
+    each call, of ``--dry-run`` and of ``--max-cost`` (:mod:`jurist.judges.pricing`)."""
+
     def update_history(self, entry: dict[str, Any]) -> None:
         reported = _reported.get()
         if reported is not None:
@@ -345,7 +356,8 @@ class JudgeLM(dspy.LM):
         meter = _meter.get()
         if meter is not None:
             start = _call_start.get()
-            meter.record(entry, latency_s=time.perf_counter() - start if start is not None else None)
+            latency = time.perf_counter() - start if start is not None else None
+            meter.record(entry, latency_s=latency, price=self.price)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         start = time.perf_counter()
@@ -949,6 +961,7 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
     except (ValueError, TypeError) as exc:
         raise ConfigError(str(exc), field="model") from None
     lm.rate_limits = limits_for(config)
+    lm.price = config.price
     return lm
 
 

@@ -7,6 +7,9 @@ reads the prompt and completion rates of a judge's model from that table, so a c
 billed at. A model the table does not know has no price: its cost is unknown, never 0. On
 DSPy's public call path (:func:`jurist.judges.dspy_seam.fast_path` is false) the table is
 not read and no model has a price (:func:`unpriced_reason` says so).
+
+A judge config's ``price:`` (:class:`jurist.judges.config.Price`, carried by the LM as
+``lm.price``) wins over the table: it prices a model the table lacks (local, vLLM, proxy).
 """
 
 from __future__ import annotations
@@ -50,9 +53,19 @@ def _rate(info: dict[str, Any], key: str) -> float | None:
 def token_price(lm: Any) -> TokenPrice | None:
     """The price per token of ``lm``'s model (a ``dspy.LM``), or ``None`` if the table has none.
 
-    The model is resolved as DSPy resolves it when it prices an answer (lm15's routing of
-    the model string); a model string lm15 cannot route is looked up by its prefix and name.
+    The judge config's ``price:`` (``lm.price``), where given, is the price (its provider is
+    ``"config"``). Otherwise the model is resolved as DSPy resolves it when it prices an
+    answer (lm15's routing of the model string); a model string lm15 cannot route is looked
+    up by its prefix and name.
     """
+    configured = getattr(lm, "price", None)
+    if configured is not None:
+        return TokenPrice(
+            provider="config",
+            model=str(lm.model),
+            prompt=configured.input_per_million / 1e6,
+            completion=configured.output_per_million / 1e6,
+        )
     candidates: list[tuple[str, str]] = []
     try:
         route = dspy_seam.route(lm)
@@ -77,4 +90,7 @@ def unpriced_reason(lm: Any) -> str:
             f"no price for model {lm.model!r}: the price table is read only on jurist's fast call path, "
             f"which DSPy {dspy_seam.installed_version()} does not take"
         )
-    return f"no price for model {lm.model!r} in the price table"
+    return (
+        f"no price for model {lm.model!r} in the price table "
+        "(give it in the judge config: price: {input_per_million: ..., output_per_million: ...})"
+    )

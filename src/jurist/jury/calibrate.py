@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.jury.config import Jury, load_jury, write_weighted_copy
+from jurist.jury.loop import one_judge
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
 from jurist.tasks._contract import JudgeRun, Task
@@ -96,7 +97,7 @@ def calibration_rows(
     row["model"] = f"jury of {', '.join(jurors)} ({spec.jury.aggregate})"
     rows = [(row, table)]
     for juror in jurors.values():
-        rows.append(task.calibration_row(gold, juror, out, settings, progress))
+        rows.append(task.calibration_row(gold, juror, out, settings, progress, one_judge(task, juror.config)))
     return rows
 
 

@@ -34,6 +34,7 @@ from jurist.report.review import Review
 from jurist.runner import RESULTS_DB, ResultStore, run_lock
 from jurist.schemas import Usage
 from jurist.tasks._contract import JudgeRun, Task, write_views
+from jurist.tasks._selection import Selection, judged_description
 
 __all__ = ["CASCADE_JSON", "build_cascade_run"]
 
@@ -106,18 +107,21 @@ def build_cascade_run(
     options: BaseModel,
     records: Mapping[str, StageRecord],
     only: Collection[str] | None = None,
+    select: Selection | None = None,
 ) -> JudgeRun:
     """Write the cascade's run into ``out`` from its stages' recorded runs (no model is called),
     of the items of ``data`` (only those whose id is in ``only``, if given).
 
     ``records`` may hold more items than reach a stage (``jurist calibrate`` runs every stage on
-    every gold item): only the stages on an item's path count for it.
+    every gold item): only the stages on an item's path count for it. ``select`` is the
+    selection of rows (``--limit``, ``--sample``) the run records, if any.
     """
     review = task.review(options)
     path = resolve_input(data)
     dataset = task.read(path, options)
     wanted = None if only is None else set(only)
-    ids = [item.id for item in task.items(dataset, options) if wanted is None or item.id in wanted]
+    items = [item for item in task.items(dataset, options) if wanted is None or item.id in wanted]
+    ids = [item.id for item in items]
     outcomes = {item_id: _outcome(item_id, cascade, records, review) for item_id in ids}
     identity = [cascade.fingerprint()]
     identity += [str(read_manifest(record.run_dir).get("judge_fingerprint")) for record in records.values()]
@@ -132,7 +136,10 @@ def build_cascade_run(
         }
         judge = _CascadeJudge(cascade.judge_name, fingerprint, outcomes, stores)
         config = cascade.describe()
-        scores = record_items(task, judge, out, path, dataset, ids, options, config, first.get("task_source"))
+        described = judged_description(dataset.describe(), items, select, task.optional_inputs)
+        scores = record_items(
+            task, judge, out, path, dataset, ids, options, config, first.get("task_source"), described
+        )
         paths = {item_id: outcome.path for item_id, outcome in outcomes.items()}
         section = cascade_section(cascade, records, review, scores.items, paths)
         add_columns(scores.items, paths)

@@ -33,6 +33,7 @@ from jurist.jury.cascade_build import build_cascade_run
 from jurist.jury.cascade_config import Cascade, Stage, load_cascade, write_calibrated_copy
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.cascade_run import check_cascade
+from jurist.jury.loop import one_judge
 from jurist.report.review import Review
 from jurist.schemas import Usage
 from jurist.tasks._contract import JudgeBy, JudgeRun, Task
@@ -333,7 +334,9 @@ def calibration_rows(
             if isinstance(judge, JurySpec):
                 rows += jury_rows(task, path, judge, out, settings, progress)
             else:
-                rows.append(task.calibration_row(path, judge, out, settings, progress))
+                rows.append(
+                    task.calibration_row(path, judge, out, settings, progress, one_judge(task, judge.config))
+                )
             run_dir = judge_run_dir(out, judge) / dataset
             records[stage.name] = stage_record(run_dir, task.score(run_dir, options, gold=file).items)
         ids = [item.id for item in task.items(task.read(file, options), options)]

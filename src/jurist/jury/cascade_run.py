@@ -28,12 +28,14 @@ from jurist.jury.cascade_build import CASCADE_JSON, build_cascade_run
 from jurist.jury.cascade_config import Cascade, Stage, load_cascade
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.derived_run import default_dir, read_manifest
+from jurist.jury.loop import run_judgment
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
 from jurist.report.review import Review
 from jurist.runner import MANIFEST, RESULTS_DB, iter_run_results
-from jurist.tasks._contract import JudgeRun, Task, atomic_write_text, run_judgment
+from jurist.tasks._contract import JudgeRun, Task, atomic_write_text
 from jurist.tasks._results import strict_json
+from jurist.tasks._selection import Selection
 
 __all__ = ["STAGES", "check_cascade", "default_cascade_dir", "judge_cascade", "run_cascade"]
 
@@ -109,6 +111,7 @@ def judge_cascade(
     overrides: Mapping[str, Any] | None = None,
     retry_failed: bool = False,
     progress: bool = True,
+    select: Selection | None = None,
 ) -> JudgeRun:
     """Judge ``data`` with the cascade file ``config`` into ``out`` (see the module docstring).
 
@@ -121,12 +124,13 @@ def judge_cascade(
         overrides: Judge-config fields applied to every stage's judge and juror (the command line's).
         retry_failed: Judge again what a stage failed (unless a later stage answered the item).
         progress: Show each stage's progress bar.
+        select: Judge only some rows (``--limit``, ``--sample``): every stage and the cascade.
     """
     cascade = load_cascade(config, overrides)
     task_options = options if options is not None else task.options()
     target = Path(out) if out is not None else default_cascade_dir(task, data, cascade)
     return run_cascade(
-        task, cascade, data, target, task_options, retry_failed=retry_failed, progress=progress
+        task, cascade, data, target, task_options, retry_failed=retry_failed, progress=progress, select=select
     )
 
 
@@ -175,13 +179,19 @@ def _run_stage(
     ids: set[str],
     retry: bool,
     progress: bool,
+    select: Selection | None = None,
 ) -> JudgeRun:
-    """Judge the items ``ids`` by ``stage`` (its jury, or its judge) into ``out``."""
+    """Judge the items ``ids`` (of the rows ``select`` picks) by ``stage`` (its jury, or its
+    judge) into ``out``."""
     if stage.kind == "jury" and stage.jury is not None:
         panel = jury_panel(stage.jury)
-        return run_panel(task, panel, data, out, options, retry_failed=retry, progress=progress, only=ids)
+        return run_panel(
+            task, panel, data, out, options, retry_failed=retry, progress=progress, only=ids, select=select
+        )
     config = stage.judge_config
-    return run_judgment(task, data, out, config, options, retry_failed=retry, progress=progress, only=ids)
+    return run_judgment(
+        task, data, out, config, options, retry_failed=retry, progress=progress, only=ids, select=select
+    )
 
 
 def run_cascade(
@@ -193,12 +203,17 @@ def run_cascade(
     *,
     retry_failed: bool = False,
     progress: bool = True,
+    select: Selection | None = None,
 ) -> JudgeRun:
-    """Run the stages in order, each on the items the one before sent on, then build ``out``."""
+    """Run the stages in order, each on the items the one before sent on, then build ``out``
+    (of the rows ``select`` picks, all by default)."""
     review = check_cascade(task, options, cascade)
     _claim(out, cascade)
     dataset = task.read(resolve_input(data), options)
-    ids = [item.id for item in task.items(dataset, options)]
+    items = list(task.items(dataset, options))
+    if select is not None:
+        items = select.choose(task, dataset, options, items)
+    ids = [item.id for item in items]
     records: dict[str, StageRecord] = {}
     sent = list(ids)
     for index, stage in enumerate(cascade.stages):
@@ -216,7 +231,9 @@ def run_cascade(
                 if status == "ok"
             }
             wanted -= {item_id for item_id, status in _statuses(stage_dir).items() if status != "ok"} & later
-        run = _run_stage(task, stage, data, stage_dir, options, wanted, retry_failed, progress)
+        run = _run_stage(task, stage, data, stage_dir, options, wanted, retry_failed, progress, select)
         records[stage.name] = record = stage_record(stage_dir, run.scores.items)
         sent = [item_id for item_id in sent if unsure_reason(stage, record, item_id, review) is not None]
-    return build_cascade_run(task, cascade, data, out, options, records)
+    if select is None:
+        return build_cascade_run(task, cascade, data, out, options, records)
+    return build_cascade_run(task, cascade, data, out, options, records, only=ids, select=select)

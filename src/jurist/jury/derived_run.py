@@ -157,12 +157,14 @@ def record_items(
     options: BaseModel,
     config: dict[str, Any],
     task_source: str | None,
+    described: dict[str, Any] | None = None,
 ) -> Scores:
     """Record ``judge``'s answer for each of ``ids`` into ``out``, then score ``out`` against the
     data file ``path`` without writing the exports.
 
     The caller holds ``out``'s run lock and keeps ``judge``'s stores open. ``config`` is what
-    the manifest records as the judge's config.
+    the manifest records as the judge's config, ``described`` its dataset (default:
+    ``dataset.describe()``; with the selection of rows, :func:`jurist.tasks._selection.judged_description`).
     """
     run_items(
         [Item(item_id, {ITEM_KEY: item_id}, record_inputs=False) for item_id in ids],
@@ -171,7 +173,7 @@ def record_items(
         task=task.name,
         task_source=task_source,
         task_options=options.model_dump(mode="json"),
-        dataset=dataset.describe(),
+        dataset=described if described is not None else dataset.describe(),
         config=config,
         total=len(ids),
         concurrency=32,

@@ -50,11 +50,13 @@ from jurist.jury.derived_run import (
     write_section,
 )
 from jurist.jury.label_section import label_figures, label_votes
+from jurist.jury.loop import run_judgment
 from jurist.jury.panel import Member, Panel, panel_of, repeats_panel
 from jurist.jury.report import PanelViews, section_markdown
 from jurist.runner import MANIFEST, RESULTS_DB, Item, ResultStore, iter_run_results, run_lock
-from jurist.tasks._contract import JudgeRun, Scores, Task, run_judgment, write_views
+from jurist.tasks._contract import JudgeRun, Scores, Task, write_views
 from jurist.tasks._item_labels import ItemLabels
+from jurist.tasks._selection import Selection, judged_description
 from jurist.tasks._unit_verdicts import UnitVerdicts
 
 __all__ = ["check_task", "default_panel_dir", "judge_panel", "run_panel"]
@@ -148,6 +150,7 @@ def judge_panel(
     overrides: Mapping[str, Any] | None = None,
     retry_failed: bool = False,
     progress: bool = True,
+    select: Selection | None = None,
 ) -> JudgeRun:
     """Judge ``data`` with a jury file, or with one judge ``repeats`` times, into ``out``.
 
@@ -161,6 +164,7 @@ def judge_panel(
         overrides: Judge-config fields applied to every juror (the command line's).
         retry_failed: Judge again the items a member recorded as failed.
         progress: Show each member's progress bar.
+        select: Judge only some rows (``--limit``, ``--sample``): every member and the panel.
 
     Raises:
         ConfigError: Neither a jury nor repeats were asked for, or they cannot be (see
@@ -171,7 +175,9 @@ def judge_panel(
         raise ConfigError("give a jury file or --repeats 2 or more for a panel", field="config")
     task_options = options if options is not None else task.options()
     target = Path(out) if out is not None else default_panel_dir(task, data, panel)
-    return run_panel(task, panel, data, target, task_options, retry_failed=retry_failed, progress=progress)
+    return run_panel(
+        task, panel, data, target, task_options, retry_failed=retry_failed, progress=progress, select=select
+    )
 
 
 def _refuse_other_run(out: Path, panel: Panel) -> None:
@@ -202,23 +208,25 @@ def run_panel(
     retry_failed: bool = False,
     progress: bool = True,
     only: Collection[str] | None = None,
+    select: Selection | None = None,
 ) -> JudgeRun:
     """Run every member of ``panel`` (each resumed if it exists), then aggregate into ``out``.
 
     With ``only`` (a cascade's jury stage, a calibration on the labelled items), every member
     judges, and the panel votes on, only the items with these ids (and the units of items
-    that hold one of them); all by default.
+    that hold one of them); all by default. With ``select`` (``--limit``, ``--sample``), only
+    the rows it picks, recorded in every member's run and the panel's.
     """
     verdict = check_task(task, options, panel)
     _refuse_other_run(out, panel)
     wanted = None if only is None else frozenset(only)
     runs: dict[str, JudgeRun] = {}
     for member in panel.members:
-        ran = _run_member(task, panel, member, data, out, options, retry_failed, progress, wanted)
+        ran = _run_member(task, panel, member, data, out, options, retry_failed, progress, wanted, select)
         runs[member.name] = ran
         if len(runs) == 1 and task.panel_verdicts(options) is None and task.panel_labels(options) is None:
             _check_votes(task, panel, verdict, ran.run_dir)
-    return _aggregate(task, panel, verdict, data, out, options, runs, wanted)
+    return _aggregate(task, panel, verdict, data, out, options, runs, wanted, select)
 
 
 def _run_member(
@@ -231,13 +239,22 @@ def _run_member(
     retry_failed: bool,
     progress: bool,
     only: frozenset[str] | None,
+    select: Selection | None,
 ) -> JudgeRun:
     directory = panel.member_dir(out, member)
     if member.repeats > 1:
         inner = repeats_panel(member.config, member.repeats, panel.aggregate)
         inner = replace(inner, name=member.name)
         return run_panel(
-            task, inner, data, directory, options, retry_failed=retry_failed, progress=progress, only=only
+            task,
+            inner,
+            data,
+            directory,
+            options,
+            retry_failed=retry_failed,
+            progress=progress,
+            only=only,
+            select=select,
         )
     # Its exports are written by the task; its HTML report on demand (`jurist report DIR`), as
     # drawing every member's figures on every call would cost more than aggregating them.
@@ -251,6 +268,7 @@ def _run_member(
             retry_failed=retry_failed,
             progress=progress,
             only=only,
+            select=select,
         )
 
 
@@ -277,12 +295,16 @@ def _aggregate(
     options: BaseModel,
     runs: dict[str, JudgeRun],
     only: frozenset[str] | None,
+    select: Selection | None,
 ) -> JudgeRun:
     path = resolve_input(data)
     dataset = task.read(path, options)
     results = {name: {r.id: r for r in iter_run_results(run.run_dir)} for name, run in runs.items()}
     labels = task.panel_labels(options)
-    items = [item for item in task.items(dataset, options) if only is None or item.id in only]
+    items = list(task.items(dataset, options))
+    if select is not None:
+        items = select.choose(task, dataset, options, items)
+    items = [item for item in items if only is None or item.id in only]
     ids = [item.id for item in items]
     ballots: list[Ballot] | list[LabelBallot]
     if labels is not None:  # the labels' keys come from each item's inputs
@@ -298,7 +320,10 @@ def _aggregate(
         stores = [opened.enter_context(ResultStore(runs[m.name].run_dir / RESULTS_DB)) for m in panel.members]
         judge = _PanelJudge(panel, fingerprint, outcomes, stores)
         config = panel.describe()
-        scores = record_items(task, judge, out, path, dataset, ids, options, config, first.get("task_source"))
+        described = judged_description(dataset.describe(), items, select, task.optional_inputs)
+        scores = record_items(
+            task, judge, out, path, dataset, ids, options, config, first.get("task_source"), described
+        )
         section = _section(task, options, panel, runs, ballots, scores)
         _add_votes(scores, panel, ballots)
         write_section(task, out, scores, panel.kind, section, section_markdown(section))

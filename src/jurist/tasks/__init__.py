@@ -24,7 +24,6 @@ if TYPE_CHECKING:
         NoOptions,
         Scores,
         Task,
-        calibration_judge,
     )
     from jurist.tasks._estimate import Estimate
     from jurist.tasks._metric import Metric, MetricValue
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
         task_names,
         task_of_run,
     )
+    from jurist.tasks._task_files import FoundTaskFile, find_task_files
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -48,7 +48,8 @@ __all__ = [
     "Scores",
     "Task",
     "Estimate",
-    "calibration_judge",
+    "FoundTaskFile",
+    "find_task_files",
     "get_task",
     "register_task",
     "run_task",

@@ -46,11 +46,12 @@ A task says, for one kind of judgment:
   (:meth:`Task.combine`).
 
 The pipeline (read → items → judge with the batch runner → score → write exports) is not a
-hook: :func:`jurist.tasks._contract.run_judgment` composes it from these parts for every judged
+hook: :func:`jurist.jury.loop.run_judgment` composes it from these parts for every judged
 run, so a task overrides a part only where its judgment differs. A task with a recipe is run
-by :func:`run_recipe`: each part an ordinary :func:`run_judgment` into its own sub-directory,
-then the task's :meth:`Task.combine`. A hook a task cannot serve
-raises :class:`~jurist.errors.ConfigError` through :meth:`Task.unsupported`, so
+by :func:`jurist.jury.loop.run_recipe`: each part an ordinary run into its own
+sub-directory, then the task's :meth:`Task.combine`. No task package calls the runner: a
+task's calibration judges its gold file by the :class:`JudgeBy` the ``calibrate`` verb hands
+it. A hook a task cannot serve raises :class:`~jurist.errors.ConfigError` through :meth:`Task.unsupported`, so
 ``jurist optimize gates`` says that gates cannot be optimized rather than failing somewhere
 inside.
 
@@ -61,7 +62,6 @@ under the entry-point group ``jurist.tasks``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +87,7 @@ from jurist.tasks._results import (
     run_info,
     write_exports,
 )
+from jurist.tasks._selection import SELECTED
 
 if TYPE_CHECKING:
     import dspy
@@ -110,14 +111,9 @@ __all__ = [
     "Scores",
     "Task",
     "atomic_write_text",
-    "calibration_judge",
     "finish_scores",
     "json_ready",
-    "one_judge",
-    "run_judgment",
-    "run_recipe",
     "scored_items",
-    "source_of",
     "write_views",
 ]
 
@@ -210,6 +206,9 @@ class Task:
     """``None`` when the task's data may be given as rows in memory (a pandas DataFrame or a
     list of dicts: the verbs write them as JSONL for :meth:`read`); else what the task reads
     instead (e.g. files it tells apart by their names), for the error that refuses rows."""
+    optional_inputs: ClassVar[frozenset[str]] = frozenset()
+    """Input fields that may be blank by design (a comparison's reference answer): a blank one
+    is not warned about (``blank_inputs`` counts the others)."""
     source: str = "built-in"
     """Where the task comes from: ``built-in``, ``entry point PKG``, or a YAML file's path."""
     optimized_metric: str = "score"
@@ -276,7 +275,7 @@ class Task:
         """What else decides a dataset's items, besides the data file, the task and the judge
         (e.g. the models a table compares, the number of options): ``{field: value}``.
 
-        :func:`~jurist.tasks._contract.run_judgment` records these fields in the manifest's
+        :func:`~jurist.jury.loop.run_judgment` records these fields in the manifest's
         ``dataset`` and refuses to resume a run directory whose manifest records another value
         for one of them (:class:`~jurist.errors.RunDirectoryError`). Default: none.
         """
@@ -347,7 +346,7 @@ class Task:
         this task's own parts.
 
         Called before anything is judged or written, so a bad option or missing data is
-        refused before any model call. The runs are made by :func:`run_recipe`, their
+        refused before any model call. The runs are made by :func:`jurist.jury.loop.run_recipe`, their
         results combined by :meth:`combine`.
         """
         return None
@@ -506,7 +505,7 @@ class Task:
         out: Path,
         settings: dict[str, Any],
         progress: bool,
-        judge_by: JudgeBy | None = None,
+        judge_by: JudgeBy,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         """Judge one gold file by ``spec`` and compare the judgments with the gold labels.
 
@@ -519,7 +518,7 @@ class Task:
 
         The gold file is judged by calling ``judge_by`` (a :class:`JudgeBy`), never by a
         judging loop of the row's own: the ``calibrate`` verb passes a jury's or a cascade's,
-        and without one ``spec``'s judge judges (:func:`one_judge`). So the row a task computes
+        or one judge's (:func:`jurist.jury.loop.one_judge`). So the row a task computes
         for one judge is computed the same way on a jury's or a cascade's run.
 
         The default, for a task with a :class:`~jurist.tasks._metric.Metric` that needs
@@ -544,7 +543,7 @@ class Task:
         dataset = dataset_name(gold)
         run_dir = judge_run_dir(out, spec) / dataset
         options = settings.get("options") or self.options()
-        call_blocking(calibration_judge(self, spec, judge_by), file, run_dir, options, False, progress)
+        call_blocking(judge_by, file, run_dir, options, False, progress)
         results = run_results(run_dir)
         failed = sum(result.status == "failed" for result in results)
         row = leaderboard_row(
@@ -653,16 +652,29 @@ def one_run(task: Task, run: str | Path | list[Path]) -> Path:
 
 def scored_items(task: Task, run: Path, options: BaseModel, gold: str | Path | None) -> Scores:
     """A recorded run's per-item table (:meth:`Task.item_row`) and its summary: the counts,
-    the task's :meth:`Task.summarize`, the task's name and the run's identity. The declared
-    metrics and the report are added by :func:`finish_scores`."""
+    the task's :meth:`Task.summarize`, the task's name, the run's blank inputs
+    (``blank_inputs``) and its identity. The declared metrics and the report are added by
+    :func:`finish_scores`.
+
+    When the run judged some rows (``--limit``, ``--sample``), the table's
+    ``attrs["selection"]`` records it: a task's :meth:`Task.summarize` then compares with
+    the gold rows of the judged items only (those not judged are not missing)."""
     from jurist.runner import iter_run_results
 
     items = items_table(task.item_row(result, options) for result in iter_run_results(run))
     if items.empty:
         items = pd.DataFrame(columns=["id", "status", "error_type", "error"])
+    info = run_info(run)
+    dataset = info.get("run", {}).get("dataset") if info else None
+    dataset = dataset if isinstance(dataset, dict) else {}
+    if dataset.get(SELECTED):
+        # Some rows were judged (--limit, --sample): gold rows without an item are not missing.
+        items.attrs[SELECTED] = dataset[SELECTED]
     summary = {**run_counts(items), **task.summarize(items, options, gold)}
     summary["task"] = task.name
-    summary.update(run_info(run))
+    if dataset.get("blank_inputs"):
+        summary["blank_inputs"] = dataset["blank_inputs"]
+    summary.update(info)
     return Scores(items=items, summary=json_ready(summary))
 
 
@@ -728,120 +740,14 @@ def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
     return json.dumps(scope, sort_keys=True, default=str)
 
 
-def _source_of(task: Task) -> str:
-    """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
-    path = Path(task.source)
-    return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
-
-
-# ---------------------------------------------------------------------- the one judging loop
-#
-# Every judged run goes through :func:`run_judgment`: the ``judge`` verb's single judge, each
-# juror and repeat of a panel, each stage of a cascade, a calibration's judge and each part of
-# a task's recipe. It is a function, not a hook, so a task composes it from its parts
-# (``read``, ``items``, ``make_judge``, ``score``; ``plan`` and ``combine`` for a judgment made
-# of several runs) and cannot replace it.
-
-
-def run_judgment(
-    task: Task,
-    data: str | Path,
-    out: str | Path,
-    config: Any,
-    options: BaseModel,
-    *,
-    retry_failed: bool = False,
-    progress: bool = True,
-    only: Collection[str] | None = None,
-    log: Callable[[str], None] | None = None,
-) -> JudgeRun:
-    """Judge the items of ``data`` into the run directory ``out`` (resumed if it exists), then
-    score the run against the gold the data carries and write its exports.
-
-    Args:
-        task: The task whose parts read, judge and score.
-        data: The rows (``sample:NAME`` allowed).
-        out: The run directory.
-        config: The judge config (:class:`~jurist.judges.config.JudgeConfig`).
-        options: The task's validated options.
-        retry_failed: Judge again the items recorded as failed.
-        progress: Show the progress bar.
-        only: Judge only the items with these ids (a cascade's later stage); all by default.
-        log: Called with the lines a recipe tells (:meth:`Task.plan`); default: on stderr
-            when ``progress``.
-
-    Raises:
-        RunDirectoryError: ``out`` holds a run of another task, judge or data, or one whose
-            manifest records another value of the task's
-            :meth:`~jurist.tasks.Task.run_identity` (e.g. other compared models).
-    """
-    recipe = task.plan(data, options)
-    if recipe is not None:
-        if only is not None:
-            raise ConfigError(
-                f"task {task.name!r} is judged as several runs; it cannot be a later stage of a cascade",
-                field="config",
-            )
-        return run_recipe(
-            task,
-            recipe,
-            out,
-            config,
-            options,
-            retry_failed=retry_failed,
-            progress=progress,
-            log=log if log is not None else (_to_stderr if progress else None),
-        )
-
-    from jurist.datasets.samples import resolve_input
-    from jurist.judges.judge import effective_config
-    from jurist.runner import JudgeRecipe, run_items, run_lock
-
-    path = resolve_input(data)
-    dataset = task.read(path, options)
-    judged = task.judge_options(dataset, options)
-    judge = task.make_judge(config, judged)
-    effective = effective_config(judge, config)
-    identity = task.run_identity(dataset, options)
-    description = {**dataset.describe(), **identity}
-    items = task.items(dataset, options)
-    total = description.get("items")
-    if only is not None:
-        wanted = set(only)
-        items = (item for item in items if item.id in wanted)
-        total = len(wanted)
-    # One lock over judging and the exports: no other process writes between them.
-    with run_lock(out):
-        _check_identity(Path(out), task.name, identity)
-        done = run_items(
-            items,
-            judge,
-            out,
-            task=task.name,
-            task_source=source_of(task),
-            task_options=options.model_dump(mode="json"),
-            dataset=description,
-            config=effective.model_dump(mode="json"),
-            total=total,
-            concurrency=effective.concurrency,
-            retry_failed=retry_failed,
-            progress=progress,
-            # Other processes (--workers, Ray) rebuild the same judge from this.
-            recipe=JudgeRecipe(functools.partial(task.make_judge, options=judged), config),
-        )
-        scores = task.score_judged(Path(out), dataset, options, gold=path)
-    scores.headline = task.headline(scores.summary)
-    return JudgeRun(run_dir=Path(out), scores=scores, now=done)
-
-
 class JudgeBy(Protocol):
     """How a gold file is judged for a calibration row:
     ``(data, out, options, retry_failed, progress, *, only=None) -> JudgeRun``.
 
     It judges the items of ``data`` (only those whose id is in ``only``, if given) into the
-    run directory ``out`` and returns the scored run: one judge (:func:`one_judge`), or a jury's
-    or a cascade's run, as the ``calibrate`` verb decides (:mod:`jurist.jury.calibrate`,
-    :mod:`jurist.jury.cascade_calibrate`).
+    run directory ``out`` and returns the scored run: one judge
+    (:func:`jurist.jury.loop.one_judge`), or a jury's or a cascade's run, as the ``calibrate``
+    verb decides (:mod:`jurist.jury.calibrate`, :mod:`jurist.jury.cascade_calibrate`).
     """
 
     def __call__(
@@ -855,123 +761,6 @@ class JudgeBy(Protocol):
         *,
         only: Collection[str] | None = None,
     ) -> JudgeRun: ...
-
-
-def one_judge(task: Task, config: Any) -> JudgeBy:
-    """Judging by one judge: :func:`run_judgment` of ``task`` with the judge config ``config``."""
-
-    def judge(
-        data: str | Path,
-        out: Path,
-        options: BaseModel,
-        retry_failed: bool,
-        progress: bool,
-        /,
-        *,
-        only: Collection[str] | None = None,
-    ) -> JudgeRun:
-        return run_judgment(
-            task, data, out, config, options, retry_failed=retry_failed, progress=progress, only=only
-        )
-
-    return judge
-
-
-def calibration_judge(task: Task, spec: JudgeSpec, judge_by: JudgeBy | None) -> JudgeBy:
-    """What judges a gold file in ``task``'s :meth:`~Task.calibration_row`: ``judge_by`` when
-    the ``calibrate`` verb gives one, else ``spec``'s judge alone (:func:`one_judge`)."""
-    return judge_by if judge_by is not None else one_judge(task, spec.config)
-
-
-def run_recipe(
-    task: Task,
-    recipe: Recipe,
-    out: str | Path,
-    config: Any,
-    options: BaseModel,
-    *,
-    retry_failed: bool = False,
-    progress: bool = True,
-    log: Callable[[str], None] | None = None,
-) -> JudgeRun:
-    """Run a task's recipe into ``out``: each part, in order, an ordinary :func:`run_judgment`
-    into ``out/<part name>`` (resumed if it exists, ``retry_failed`` and ``progress`` passed
-    on, ``--workers`` and Ray as for any run), then the task's :meth:`Task.combine` of their
-    runs into ``out``.
-
-    Args:
-        task: The task whose :meth:`Task.plan` gave ``recipe``.
-        recipe: The parts.
-        out: The recipe's output directory.
-        config: The judge config of the command; a part without its own config runs with it.
-        options: The task's validated options (given to :meth:`Task.combine`).
-        retry_failed: Judge again the items every part recorded as failed.
-        progress: Show the progress bars.
-        log: Called with the recipe's notes and each part's line (see :class:`Part`).
-    """
-    say = log or (lambda _line: None)
-    root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
-    for note in recipe.notes:
-        say(note)
-    runs: dict[str, JudgeRun] = {}
-    for part in recipe.parts:
-        if part.says:
-            say(part.says)
-        if part.reads is not None:
-            if part.reads not in runs:
-                raise ConfigError(f"part {part.name!r} reads {part.reads!r}, which has not run before it")
-            data: str | Path = runs[part.reads].run_dir
-        elif part.data is not None:
-            data = part.data
-        else:
-            raise ConfigError(f"part {part.name!r} names no data")
-        runs[part.name] = run_judgment(
-            part.task,
-            data,
-            root / part.name,
-            part.config if part.config is not None else config,
-            part.options,
-            retry_failed=retry_failed,
-            progress=progress,
-            log=say,
-        )
-    return JudgeRun(run_dir=root, scores=task.combine(recipe, runs, root, config, options))
-
-
-def _to_stderr(line: str) -> None:
-    import sys
-
-    print(line, file=sys.stderr)
-
-
-def source_of(task: Task) -> str:
-    """The task's source as the manifest keeps it: a task file's absolute path, else as is."""
-    path = Path(task.source)
-    return str(path.resolve()) if task.source.endswith((".yaml", ".yml")) and path.is_file() else task.source
-
-
-def _check_identity(run_dir: Path, task: str, identity: dict[str, Any]) -> None:
-    """Refuse a run directory whose manifest records another value of a field of the task's
-    :meth:`~jurist.tasks.Task.run_identity` (the runner checks the task, judge and data)."""
-    import json
-
-    from jurist.errors import RunDirectoryError
-    from jurist.runner import MANIFEST
-
-    manifest = run_dir / MANIFEST
-    if not identity or not manifest.is_file():
-        return
-    try:
-        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}
-    except (ValueError, AttributeError):
-        return  # the runner says what is wrong with the manifest
-    for key, value in identity.items():
-        if key in recorded and recorded[key] != value:
-            raise RunDirectoryError(
-                f"{run_dir} holds a {task} run with {key.replace('_', ' ')} {recorded[key]!r}, "
-                f"now {value!r}; resume it with the same options, or write to another --out directory"
-            )
 
 
 def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:

@@ -29,12 +29,15 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 from pydantic import BaseModel
 
 from jurist.judges.config import JudgeConfig
+
+if TYPE_CHECKING:
+    from jurist.tasks._selection import Selection
 
 __all__ = [
     "Estimate",
@@ -221,8 +224,10 @@ def _describe_price(price: Any, lm: Any) -> str:
         from jurist.judges.pricing import unpriced_reason
 
         return f"{unpriced_reason(lm)}: its cost is unknown"
+    source = " (the judge config's price)" if price.provider == "config" else ""
     return (
         f"${price.prompt * 1e6:,.2f} / ${price.completion * 1e6:,.2f} per million prompt / completion tokens"
+        + source
     )
 
 
@@ -246,13 +251,20 @@ def offline_config(config: JudgeConfig) -> JudgeConfig:
 
 
 def _judge_row(
-    task: Any, dataset: Any, target: JudgeTarget, options: BaseModel, retry_failed: bool
+    task: Any,
+    dataset: Any,
+    target: JudgeTarget,
+    options: BaseModel,
+    retry_failed: bool,
+    select: Selection | None = None,
 ) -> dict[str, Any]:
     from jurist.judges.lm import repeat_salt
 
     with repeat_salt(target.repeat):
         judge = task.make_judge(offline_config(target.config), options)
     items = list(task.items(dataset, options))
+    if select is not None:
+        items = select.choose(task, dataset, options, items)
     return judge_row(target.name, target.scope, judge, items, target.run_dir, retry_failed)
 
 
@@ -349,6 +361,7 @@ def estimate_judges(
     options: BaseModel,
     *,
     retry_failed: bool = False,
+    select: Selection | None = None,
 ) -> Estimate:
     """The dry run of ``targets`` on ``data`` (see the module docstring).
 
@@ -358,11 +371,19 @@ def estimate_judges(
         targets: The judges the run would call, with their run directories.
         options: The task's options (validated).
         retry_failed: Count items recorded as failed as to be judged again.
+        select: Only the rows a ``--limit`` or ``--sample`` picks (all by default).
     """
     from jurist.datasets.samples import resolve_input
 
+    if select is not None and task.plan(data, options) is not None:
+        from jurist.errors import ConfigError
+
+        raise ConfigError(
+            f"task {task.name!r} is judged as several runs; --limit and --sample cannot select its rows",
+            field="limit" if select.limit is not None else "sample",
+        )
     dataset = task.read(resolve_input(data), options)
-    rows = [_judge_row(task, dataset, target, options, retry_failed) for target in targets]
+    rows = [_judge_row(task, dataset, target, options, retry_failed, select) for target in targets]
     return estimate_of(task.name, str(data), rows)
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from jurist.judges.config import JudgeConfig
+from jurist.jury.loop import one_judge
 from jurist.runner.plan import Planned, PlannedRun, planning
 from jurist.tasks._contract import Task
 from jurist.tasks._estimate import Estimate, estimate_of, judge_row, offline_config
@@ -39,7 +40,7 @@ def _planned(
     counting = JudgeSpec(spec.name, offline_config(spec.config))  # the same fingerprint, run directory
     with planning():
         try:
-            task.calibration_row(gold, counting, out, dict(settings), False)
+            task.calibration_row(gold, counting, out, dict(settings), False, one_judge(task, counting.config))
         except Planned as planned:
             return planned.run
     return None

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig, load_config
+from jurist.jury.loop import one_judge, run_judgment
 from jurist.report.calibrate import (
     LEADERBOARD_COLUMNS,
     Calibration,
@@ -29,10 +30,11 @@ from jurist.report.calibrate import (
 )
 from jurist.runner.budget import check_priced_configs, spending_limit
 from jurist.runner.scale import Scale, parse_backend, parse_workers, scaling
-from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, run_judgment, write_views
+from jurist.tasks._contract import JudgedItems, JudgeRun, Scores, Task, write_views
 from jurist.tasks._estimate import Estimate
 from jurist.tasks._metric import computed_metrics
 from jurist.tasks._registry import get_task
+from jurist.tasks._selection import Selection, selection_of
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.verbs._data import (
     INPUT,
@@ -91,6 +93,9 @@ def judge(
     workers: int | str = 1,
     backend: str = "local",
     ray_address: str | None = None,
+    limit: int | None = None,
+    sample: int | None = None,
+    seed: int | None = None,
 ) -> JudgedItems:
     """Judge every row of ``data`` with a task's judge into a run directory.
 
@@ -125,6 +130,13 @@ def judge(
             ``if __name__ == "__main__":`` guard (``docs/scale.md``).
         backend: ``"local"``, or ``"ray"`` to judge on a Ray cluster (the extra ``jurist[ray]``).
         ray_address: The Ray cluster (default: ``$RAY_ADDRESS``, else one started here).
+        limit: Judge only the first ``limit`` rows (to try a judge on a few).
+        sample: Judge a random sample of ``sample`` rows, drawn with ``seed`` (default 0).
+            A task whose verdict is derived from several items (a comparison asked in both
+            orders) keeps them together. The selection is recorded in the run's manifest;
+            the run directory is resumed only with the same selection, and gold is compared
+            on the rows judged.
+        seed: The seed of ``sample``.
 
     Returns:
         The per-item DataFrame; ``.run_dir``, ``.summary`` (as in ``summary.json``),
@@ -136,6 +148,7 @@ def judge(
     """
     found = get_task(task)
     task_options = found.options(options)
+    select = selection_of(limit, sample, seed)
     scale = Scale(backend=parse_backend(backend), workers=parse_workers(workers), address=ray_address)
     if _is_cascade(config) and repeats != 1:
         raise ConfigError("a cascade is not repeated; make a stage a jury file instead", field="repeats")
@@ -161,6 +174,7 @@ def judge(
                     options=task_options,
                     retry_failed=retry_failed,
                     progress=progress,
+                    select=select,
                 )
                 return _judged(found, cascade_run)
             if repeats != 1 or _is_jury(config):
@@ -175,6 +189,7 @@ def judge(
                     repeats=repeats,
                     retry_failed=retry_failed,
                     progress=progress,
+                    select=select,
                 )
                 return _judged(found, panel_run)
             judge_config = _config(config)
@@ -186,6 +201,7 @@ def judge(
                 task_options,
                 retry_failed=retry_failed,
                 progress=progress,
+                select=select,
             )
             return _judged(found, run)
 
@@ -206,10 +222,14 @@ def judge_run(
     *,
     retry_failed: bool = False,
     progress: bool = True,
+    select: Selection | None = None,
 ) -> JudgeRun:
-    """One judge's run of a task: the task's ``judge`` hook, then the HTML report with its
-    ``figures.json`` and ``review.json`` next to the exports (what every judged run gets)."""
-    run = run_judgment(task, data, out, config, options, retry_failed=retry_failed, progress=progress)
+    """One judge's run of a task: the judging loop (on the rows ``select`` picks, all by
+    default), then the HTML report with its ``figures.json`` and ``review.json`` next to the
+    exports (what every judged run gets)."""
+    run = run_judgment(
+        task, data, out, config, options, retry_failed=retry_failed, progress=progress, select=select
+    )
     write_views(task, run.run_dir, run.scores, options)
     return run
 
@@ -273,6 +293,9 @@ def estimate(
     retry_failed: bool = False,
     repeats: int = 1,
     overrides: dict[str, Any] | None = None,
+    limit: int | None = None,
+    sample: int | None = None,
+    seed: int | None = None,
 ) -> Estimate:
     """What :func:`judge` with the same arguments would do, calling nothing and writing nothing
     (rows given in memory are read from a temporary file, or from the run's ``input.jsonl``).
@@ -284,7 +307,8 @@ def estimate(
     ``docs/costs.md``). A model without a price has an unknown cost, never 0.
 
     Args:
-        task, data, config, out, options, retry_failed, repeats: As for :func:`judge`.
+        task, data, config, out, options, retry_failed, repeats, limit, sample, seed: As for
+            :func:`judge`.
         overrides: Judge-config fields applied to every juror or stage of a jury or cascade
             file (the command line's).
 
@@ -296,6 +320,7 @@ def estimate(
 
     found = get_task(task)
     task_options = found.options(options)
+    select = selection_of(limit, sample, seed)
     source = path_or_rows(data, found)
     files: dict[Path, Rows] = {}
     with ExitStack() as stack:
@@ -317,7 +342,9 @@ def estimate(
                 run_dir = Path(out) if out is not None else default_run_dir(found, source, judge_config)
                 name = judge_config.source.stem if judge_config.source is not None else _name_of(config)
                 targets = [JudgeTarget(name, judge_config, run_dir)]
-            return estimate_judges(found, source, targets, task_options, retry_failed=retry_failed)
+            return estimate_judges(
+                found, source, targets, task_options, retry_failed=retry_failed, select=select
+            )
 
 
 # ---------------------------------------------------------------------- calibrate
@@ -453,7 +480,8 @@ def _calibration_rows(
             if isinstance(spec, JurySpec):
                 found_rows = calibration_rows(found, path, spec, out_dir, settings, progress)
             else:
-                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress)]
+                judge_by = one_judge(found, spec.config)
+                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress, judge_by)]
             for row, by_label in found_rows:
                 rows.append(row)
                 tables.append(by_label)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.tasks._contract import JudgeBy, calibration_judge
+from jurist.tasks._contract import JudgeBy
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
@@ -56,9 +56,9 @@ def calibration_row(
     out: Path,
     settings: dict[str, Any],
     progress: bool,
-    judge_by: JudgeBy | None = None,
+    judge_by: JudgeBy,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
-    """Judge ``gold`` by ``judge_by`` (default: ``spec``'s judge alone; resumed from
+    """Judge ``gold`` by ``judge_by`` (what ``calibrate`` hands: one judge, a jury or a cascade; resumed from
     ``OUT/runs/...``) and build its row.
 
     ``task`` is the YAML task and ``task_spec`` its task file.
@@ -72,7 +72,7 @@ def calibration_row(
         raise InputError("no row carries a gold verdict", path=file, field=task_spec.gold)
     run_dir = judge_run_dir(out, spec) / dataset
     options = settings.get("options") or task.options()
-    run = calibration_judge(task, spec, judge_by)(file, run_dir, options, False, progress)
+    run = judge_by(file, run_dir, options, False, progress)
     items = run.items
     results = [r for r in run_results(run_dir) if split_item_id(r.id)[0] in gold_rows]
     failed = sum(r.status == "failed" for r in results)

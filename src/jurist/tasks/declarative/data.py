@@ -94,6 +94,7 @@ def rows_from_records(
     need_gold: bool = False,
     need_inputs: bool = True,
     gold: bool = True,
+    keep_inputs: bool = True,
 ) -> list[Row]:
     """Validate records into rows.
 
@@ -104,6 +105,8 @@ def rows_from_records(
         need_gold: Raise on a row without a gold verdict (few-shot examples).
         need_inputs: Raise on a missing input column (else the row keeps the inputs it has).
         gold: Read the task's gold column (``False``: judge without gold, ``--no-gold``).
+        keep_inputs: Keep each row's inputs (``False``: only ids and gold are kept, for
+            scoring against gold without holding the judged texts a second time).
 
     Raises:
         InputError: A missing input column or id, or a duplicate id (naming file, line and
@@ -135,7 +138,8 @@ def rows_from_records(
                     line=line,
                     field=column,
                 )
-            inputs[name] = input_text(value)
+            if keep_inputs:
+                inputs[name] = input_text(value)
         if id_column is None:
             row_id = str(position)
         else:
@@ -199,13 +203,17 @@ def read_rows(spec: TaskFile, path: str | Path, *, gold: bool = True) -> Declara
     return DeclarativeDataset(path=file, rows=rows, pairwise=spec.kind == "pairwise")
 
 
-def read_gold(spec: TaskFile, path: str | Path, *, every_row: bool = False) -> dict[str, Row]:
+def read_gold(
+    spec: TaskFile, path: str | Path, *, every_row: bool = False, inputs: bool = True
+) -> dict[str, Row]:
     """The rows of a gold file that carry a gold verdict, by id (``every_row``: all rows).
 
-    A gold file needs the id and gold columns; input columns are kept where present.
+    A gold file needs the id and gold columns; input columns are kept where present (with
+    ``inputs=False`` not at all: scoring needs only ids and gold, and the judged texts
+    would be held a second time beside the per-item table).
     """
     file = resolve_input(path)
-    rows = rows_from_records(spec, iter_records(file), file, need_inputs=False)
+    rows = rows_from_records(spec, iter_records(file), file, need_inputs=False, keep_inputs=inputs)
     return {row.id: row for row in rows if every_row or row.gold is not None}
 
 

@@ -152,7 +152,11 @@ def summarize_items(
     summary["verdicts"] = _distribution(spec, list(ok["verdict"]) if "verdict" in ok else [])
     if spec.gold is None or gold is None:
         return summary, empty
-    gold_rows = read_gold(spec, gold)
+    gold_rows = read_gold(spec, gold, inputs=False)
+    if items.attrs.get("selection") and "id" in items:
+        # Some rows were judged (--limit, --sample): only their gold counts.
+        judged = {str(key) for key in items["id"]}
+        gold_rows = {key: row for key, row in gold_rows.items() if key in judged}
     # The verdict (and confidence) of each answered item by id: two columns, not a dict per row.
     by_id: dict[str, tuple[Any, Any]] = {}
     if len(ok):
@@ -183,7 +187,7 @@ def gold_columns(spec: TaskFile, items: pd.DataFrame, gold: str | Path | None) -
     ``abs_error``; ``correct`` is then the exact agreement)."""
     if spec.gold is None or gold is None or items.empty:
         return items
-    gold_rows = read_gold(spec, gold)
+    gold_rows = read_gold(spec, gold, inputs=False)
     table = items.copy(deep=False)  # new columns only: the item columns are shared, not copied
     key = table["pair_id"] if spec.kind == "pairwise" else table["id"]
     gold_values = [gold_rows[str(k)].gold if str(k) in gold_rows else None for k in key]

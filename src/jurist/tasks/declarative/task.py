@@ -321,7 +321,7 @@ class DeclarativeTask(Task):
         out: Path,
         settings: dict[str, Any],
         progress: bool,
-        judge_by: JudgeBy | None = None,
+        judge_by: JudgeBy,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         from jurist.tasks.declarative.calibration import calibration_row
 

@@ -7,6 +7,7 @@ Exit codes: 0 every gate passes; 1 a gate fails (or no trace matched a gold ques
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -29,8 +30,7 @@ def run_gate(
     as_json: bool = False,
     out: str | Path | None = None,
     stream: TextIO | None = None,
-    judge: str | Path | None = None,
-    judge_out: str | Path | None = None,
+    judged: Callable[[GateThresholds | None, str], GateReport] | None = None,
 ) -> int:
     """Score traces, write the report, and return the exit code (0 pass, 1 a gate fails).
 
@@ -42,18 +42,18 @@ def run_gate(
         as_json: Write JSON instead of Markdown.
         out: Write the report to this file, and a one-line summary to ``stream``.
         stream: Where the report (or summary) goes; standard output when ``None``.
-        judge: A judge config (YAML); adds the judged claim check (see
-            :mod:`jurist.tasks.gates.claims`). The deterministic metrics never depend on it.
-        judge_out: Where the claim judge's run is kept (resumed if it exists); by default
-            ``.jurist_cache/gate-judge/`` named after the inputs' hash and the judge.
+        judged: With the claim check (``jurist gate --judge``): given the thresholds and the
+            refusal token, the report of an ordinary run of the ``gates`` task by the claim
+            judge (:func:`jurist.cli.gates.judged_report`; see :mod:`jurist.tasks.gates.claims`).
+            The deterministic metrics never depend on it.
 
     Raises:
         InputError: Bad input, or ``out`` cannot be written (the CLI exits with status 2).
     """
-    if judge is None:
+    if judged is None:
         report = score_traces(gold, traces, thresholds=thresholds, refusal_token=refusal_token)
     else:
-        report = _judged_report(gold, traces, judge, judge_out, thresholds, refusal_token)
+        report = judged(thresholds, refusal_token)
     text = render_json(report) if as_json else render_markdown(report)
     stream = stream if stream is not None else sys.stdout
     if out is None:
@@ -68,37 +68,3 @@ def run_gate(
         )
     stream.flush()
     return report.exit_code
-
-
-DEFAULT_RUNS = Path(".jurist_cache") / "gate-judge"
-"""Where ``jurist gate --judge`` keeps the claim judge's runs when ``--judge-out`` is not given."""
-
-
-def _judged_report(
-    gold: str | Path,
-    traces: str | Path,
-    judge: str | Path,
-    judge_out: str | Path | None,
-    thresholds: GateThresholds | None,
-    refusal_token: str,
-) -> GateReport:
-    """The report with the claim check: an ordinary run of the ``gates`` task (the judging
-    loop), whose scores carry the report. Loads DSPy and pandas, so only when a judge is asked."""
-    from dataclasses import asdict
-
-    from jurist.judges.config import load_config
-    from jurist.tasks._contract import run_judgment
-    from jurist.tasks.gates.claims import files_hash
-    from jurist.tasks.gates.options import GatesOptions
-    from jurist.tasks.gates.task import GatesTask
-
-    task = GatesTask()
-    given = asdict(thresholds if thresholds is not None else GateThresholds())
-    options = task.options(GatesOptions(gold=Path(gold), refusal_token=refusal_token, **given))
-    config = load_config(judge)
-    if judge_out is None:
-        fingerprint = task.make_judge(config, options).fingerprint()
-        judge_out = DEFAULT_RUNS / f"{files_hash(gold, traces)[:12]}-{fingerprint}"
-    run = run_judgment(task, traces, judge_out, config, options, progress=False)
-    report: GateReport = run.scores.extra["report"]
-    return report

@@ -66,7 +66,7 @@ from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.runner import call_blocking
 from jurist.schemas import ItemResult
 from jurist.signatures.heritage import HeritageOutput
-from jurist.tasks._contract import JudgeBy, Task, calibration_judge
+from jurist.tasks._contract import JudgeBy, Task
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
@@ -275,7 +275,7 @@ def calibrate_subtask(
     *,
     labels: Sequence[str] = ENTITY_LABELS,
     tags: TagDecoding | None = None,
-    judge_by: JudgeBy | None = None,
+    judge_by: JudgeBy,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """The leaderboard row of one judge for one heritage calibration task (see the module docstring).
 
@@ -289,7 +289,7 @@ def calibrate_subtask(
         progress: Show the runner's progress bar.
         labels: The entity types the judge extracts (those of ``options``).
         tags: How a token-tag gold file is decoded (those of ``options``; default: lenient).
-        judge_by: What judges the gold file (default: ``spec``'s judge alone).
+        judge_by: What judges the gold file (one judge, a jury or a cascade: what ``calibrate`` hands).
     """
     subtask, has_gold, measure = _SUBTASKS[task.name]
     gold = load_heritage_gold(gold_path, tags=tags)
@@ -302,7 +302,7 @@ def calibrate_subtask(
     if subtask == "ner" and tuple(labels) != ENTITY_LABELS:
         measure = partial(_measure_ner, allowed=frozenset(labels))
     whole = options.model_copy(update={"split": None, "compare": None})
-    call_blocking(calibration_judge(task, spec, judge_by), file, run_dir, whole, False, progress)
+    call_blocking(judge_by, file, run_dir, whole, False, progress)
     results: dict[str, ItemResult] = {r.id: r for r in run_results(run_dir)}
     judged = [results[entry.id] for entry in entries if entry.id in results]
     scored: Scored = [

@@ -1,6 +1,6 @@
 """What a heritage run judges: the texts of a gold set its setup selects (:class:`HeritageRun`).
 
-A heritage run is an ordinary jurist run (:func:`jurist.tasks._contract.run_judgment`): cached,
+A heritage run is an ordinary jurist run (:func:`jurist.jury.loop.run_judgment`): cached,
 resumable, failed items recorded with their raw answers. Its dataset fingerprint covers the
 gold file and the run's setup (sub-tasks, entity types, split, knowledge base), so a run
 directory is never resumed with another setup; the setup is recorded in the manifest

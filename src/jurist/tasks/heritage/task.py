@@ -274,7 +274,7 @@ class _SubTask(HeritageTask):
         out: Path,
         settings: dict[str, Any],
         progress: bool,
-        judge_by: JudgeBy | None = None,
+        judge_by: JudgeBy,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         options = self.options(settings.get("options"))
         setup = self.setup(options)

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from jurist.errors import ConfigError
 from jurist.metrics.gold_agreement import wilson_interval
+from jurist.report.console import Headline
 from jurist.report.figures import Figure
 from jurist.report.review import LabelSpec, Review
 from jurist.report.standard_figures import bars_figure, is_present
@@ -285,7 +286,28 @@ def gold_pairs(pairs: pd.DataFrame, labels: Mapping[str, Any]) -> list[dict[str,
 
 
 class PairwiseReview(Task):
-    """The review, figures and gold file of both pairwise tasks (``pairwise``, ``pairwise-gold``)."""
+    """The review, figures, headline and gold file of both pairwise tasks (``pairwise``,
+    ``pairwise-gold``)."""
+
+    optional_inputs = frozenset({"reference_answer", "evaluating_guidance"})
+
+    def headline(self, summary: Any) -> list[Headline]:
+        """Agreement with gold (accuracy and Cohen's κ, with their intervals) and the share of
+        comparisons judged the same in both orders, for a run of one pairs file; a SubEval
+        run's consistency; nothing for several datasets (their table says it)."""
+        if not isinstance(summary, Mapping):
+            return []
+        agreement = summary.get("agreement")
+        if isinstance(agreement, list) and len(agreement) == 1 and isinstance(agreement[0], Mapping):
+            figures = agreement[0]
+            found = [
+                Headline.of(figures, "accuracy"),
+                Headline.of(figures, "kappa", "Cohen's κ"),
+                Headline.of(figures, "consistency_rate", "consistency"),
+            ]
+            return [figure for figure in found if figure is not None]
+        consistency = Headline.of(summary, "consistency_rate", "consistency")
+        return [consistency] if consistency is not None else []
 
     def review(self, options: BaseModel) -> Review:
         return REVIEW

@@ -10,7 +10,7 @@ Two inputs are understood:
   ``reference`` and gold ``label``; LLMBar's files too): every pair is judged in both
   orders; with gold labels a scored run holds the judge's agreement with them.
 
-Each ordered comparison is one item of the judging loop (:func:`jurist.tasks._contract.run_judgment`),
+Each ordered comparison is one item of the judging loop (:func:`jurist.jury.loop.run_judgment`),
 so judging is concurrent, cached, resumable, and a comparison whose choice cannot be extracted
 after the retries is recorded as failed (SubEval's "Failed to obtain answer via API.") instead
 of stopping the batch. :func:`rescore_run` groups the two orders of each comparison again when

@@ -17,6 +17,7 @@ from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.optimization import MetricResult
 from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
+from jurist.report.console import headline_line
 from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import (
@@ -24,7 +25,6 @@ from jurist.tasks._contract import (
     JudgeRun,
     Scores,
     Task,
-    calibration_judge,
     json_ready,
     write_exports,
 )
@@ -248,7 +248,12 @@ class PairwiseTask(PairwiseReview):
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         pairwise_run: PairwiseRun = run.scores.extra["run"]
-        return [summary_markdown(pairwise_run), f"run directory: {run.run_dir}"]
+        line = headline_line(self.headline(run.summary))
+        return [
+            *([line, ""] if line else []),
+            summary_markdown(pairwise_run),
+            f"run directory: {run.run_dir}",
+        ]
 
     # ------------------------------------------------------------------ scoring
 
@@ -325,9 +330,9 @@ class PairwiseTask(PairwiseReview):
         out: Path,
         settings: dict[str, Any],
         progress: bool,
-        judge_by: JudgeBy | None = None,
+        judge_by: JudgeBy,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        judging = calibration_judge(self, spec, judge_by)
+        judging = judge_by
 
         def judge(file: Path, run_dir: Path, options: PairwiseOptions) -> PairwiseRun:
             run: PairwiseRun = judging(file, run_dir, options, False, progress).scores.extra["run"]
@@ -433,7 +438,8 @@ class PairwiseGoldTask(PairwiseReview):
         return _agreement_scores(result, {})
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
-        return [run.scores.report, f"written to {run.run_dir}"]
+        line = headline_line(self.headline(run.summary))
+        return [*([line, ""] if line else []), run.scores.report, f"written to {run.run_dir}"]
 
     def score(
         self,

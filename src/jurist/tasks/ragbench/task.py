@@ -24,7 +24,6 @@ from jurist.tasks._contract import (
     JudgeRun,
     Scores,
     Task,
-    calibration_judge,
     write_exports,
 )
 from jurist.tasks.calibration_rows import JudgeSpec
@@ -164,9 +163,9 @@ class RagbenchTask(Task):
         out: Path,
         settings: dict[str, Any],
         progress: bool,
-        judge_by: JudgeBy | None = None,
+        judge_by: JudgeBy,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
-        judge = calibration_judge(self, spec, judge_by)
+        judge = judge_by
         return calibration.calibration_row(judge, self.options(), gold, spec, out, settings, progress)
 
     # ------------------------------------------------------------------ optimization

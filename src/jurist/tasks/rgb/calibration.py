@@ -31,7 +31,7 @@ from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.runner import call_blocking
-from jurist.tasks._contract import JudgeBy, Task, calibration_judge
+from jurist.tasks._contract import JudgeBy, Task
 from jurist.tasks.calibration_rows import (
     NAN,
     JudgeSpec,
@@ -86,12 +86,12 @@ def calibrate_rgb_judge(
     out: Path,
     settings: dict[str, Any],
     progress: bool,
-    judge_by: JudgeBy | None = None,
+    judge_by: JudgeBy,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """One leaderboard row of the Rej* (``rejection``) or ED* (``error_detection``) judge of
     ``spec`` against the gold labels of ``gold_path``, and its per-label table (see the module).
 
-    ``judge_by`` (default: ``spec``'s judge alone, as ``jurist judge`` runs ``task``, an
+    ``judge_by`` (what ``calibrate`` hands: one judge, as ``jurist judge`` runs ``task``, an
     ordinary run) judges the answers that carry a gold label."""
     name, label = RGB_JUDGE_TASKS[kind], RGB_JUDGE_LABELS[kind]
     file = resolve_input(gold_path)
@@ -102,7 +102,7 @@ def calibrate_rgb_judge(
     run_dir = judge_run_dir(out, spec) / f"{dataset}.{name}"
     options = task.options(settings.get("options"))
     labelled = [str(row.id) for row in rows]
-    judge = calibration_judge(task, spec, judge_by)
+    judge = judge_by
     run = call_blocking(judge, file, run_dir, options, False, progress, only=labelled)
     wanted = {str(row.id) for row in rows}
     results = [result for result in run_results(run_dir) if result.id in wanted]

@@ -114,7 +114,7 @@ class RGBJudgmentTask(Task):
         out: Path,
         settings: dict[str, Any],
         progress: bool,
-        judge_by: JudgeBy | None = None,
+        judge_by: JudgeBy,
     ) -> tuple[dict[str, Any], pd.DataFrame]:
         return calibrate_rgb_judge(self, self.kind, gold, spec, out, settings, progress, judge_by)
 
