@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from jurist.datasets.conll import (
+from jurist.datasets.heritage.conll import (
     TagDecoding,
     decode_lenient,
     decode_strict,
     detect_scheme,
     read_token_tags,
 )
-from jurist.datasets.heritage import load_heritage_gold
+from jurist.datasets.heritage.gold import load_heritage_gold
 from jurist.errors import InputError
 from jurist.tasks.heritage.score_tags import score_tagged_predictions
 from support import run_cli

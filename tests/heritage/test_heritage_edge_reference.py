@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import jurist
-from jurist.datasets.heritage import load_heritage_gold
-from jurist.metrics.heritage_ner import corpus_entity_level_metrics, nervaluate_metrics
-from jurist.metrics.heritage_retrieval import retrieval_metrics
+from jurist.datasets.heritage.gold import load_heritage_gold
+from jurist.metrics.heritage.ner import corpus_entity_level_metrics, nervaluate_metrics
+from jurist.metrics.heritage.retrieval import retrieval_metrics
 from support import run_cli
 
 TYPES = ["GRP.HER.MUS", "TOP", "TMP"]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from figure_checks import by_title, check_figures
-from jurist.datasets.heritage import load_heritage_gold
+from jurist.datasets.heritage.gold import load_heritage_gold
 from jurist.errors import ConfigError
 from jurist.judges.config import load_config
 from jurist.jury.loop import run_judgment

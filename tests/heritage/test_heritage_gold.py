@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from jurist.datasets.heritage import (
+from jurist.datasets.heritage.gold import (
     linking_gold,
     load_heritage_gold,
     retrieval_qrels,
     split_gold,
 )
-from jurist.datasets.heritage_kb import load_knowledge_base
+from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.errors import InputError
 
 ENTRY = {

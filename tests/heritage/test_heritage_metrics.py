@@ -6,21 +6,21 @@ import math
 
 import pytest
 
-from jurist.metrics.heritage_classification import (
+from jurist.metrics.heritage.classification import (
     classification_example_score,
     hierarchical_type_metrics,
     secondary_type_metrics,
     type_classification_metrics,
     type_confusion_analysis,
 )
-from jurist.metrics.heritage_linking import (
+from jurist.metrics.heritage.linking import (
     cross_kb_consistency,
     linking_accuracy,
     linking_example_score,
     mean_reciprocal_rank,
     nil_detection_metrics,
 )
-from jurist.metrics.heritage_ner import (
+from jurist.metrics.heritage.ner import (
     corpus_entity_level_metrics,
     entity_example_f1,
     entity_level_metrics,
@@ -29,8 +29,8 @@ from jurist.metrics.heritage_ner import (
     token_level_metrics,
     type_distribution_analysis,
 )
-from jurist.metrics.heritage_qa import factual_accuracy, faithfulness, rouge_l, rouge_n, rouge_scores
-from jurist.metrics.heritage_retrieval import dcg, ndcg_at_k, retrieval_metrics, retrieval_source_analysis
+from jurist.metrics.heritage.qa import factual_accuracy, faithfulness, rouge_l, rouge_n, rouge_scores
+from jurist.metrics.heritage.retrieval import dcg, ndcg_at_k, retrieval_metrics, retrieval_source_analysis
 from jurist.metrics.significance import bootstrap_ci, paired_t_test, significance_test, wilcoxon_signed_rank
 
 

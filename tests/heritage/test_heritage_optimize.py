@@ -15,11 +15,11 @@ import dspy
 import pytest
 
 from jurist.cli import main
-from jurist.datasets.heritage import linking_gold, load_heritage_gold
+from jurist.datasets.heritage.gold import linking_gold, load_heritage_gold
 from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
-from jurist.metrics.heritage_ner import entity_example_f1
-from jurist.metrics.heritage_qa import qa_example_score
+from jurist.metrics.heritage.ner import entity_example_f1
+from jurist.metrics.heritage.qa import qa_example_score
 from jurist.optimization import (
     OptimizerSettings,
     evaluate_program,
@@ -27,7 +27,7 @@ from jurist.optimization import (
     read_artifact,
     write_artifact,
 )
-from jurist.programs.heritage_baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
+from jurist.programs.heritage.baseline import ExtractiveQA, KeywordTypeClassifier, RegexGazetteerExtractor
 from jurist.tasks import get_task, task_names
 from jurist.tasks.heritage import PROGRAM_PARTS, heritage_items, write_heritage_splits
 from jurist.testing import OpenAICompatibleServer, last_user_message

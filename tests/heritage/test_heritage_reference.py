@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from jurist.metrics.heritage_classification import type_classification_metrics
-from jurist.metrics.heritage_ner import corpus_entity_level_metrics
-from jurist.metrics.heritage_retrieval import ndcg_at_k, retrieval_metrics
+from jurist.metrics.heritage.classification import type_classification_metrics
+from jurist.metrics.heritage.ner import corpus_entity_level_metrics
+from jurist.metrics.heritage.retrieval import ndcg_at_k, retrieval_metrics
 from jurist.metrics.significance import paired_t_test, wilcoxon_signed_rank
 
 TYPES = ["GRP.HER.MUS", "GRP.HER.ARC", "TOP", "TMP"]

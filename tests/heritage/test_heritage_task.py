@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 
 import jurist
-from jurist.datasets.heritage_kb import load_knowledge_base
+from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.judges.config import JudgeConfig
-from jurist.programs.heritage import anchor_entities, classification_output, linking_output, qa_output
-from jurist.programs.heritage_baseline import (
+from jurist.programs.heritage.baseline import (
     Bm25Retriever,
     FuzzyLinker,
     KeywordTypeClassifier,
     RegexGazetteerExtractor,
 )
+from jurist.programs.heritage.program import anchor_entities, classification_output, linking_output, qa_output
 from jurist.signatures.heritage import LinkCandidate
 from jurist.tasks.heritage import compare_heritage
 from jurist.testing import OpenAICompatibleServer

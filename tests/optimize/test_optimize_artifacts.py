@@ -20,8 +20,8 @@ from jurist.optimization import (
     write_artifact,
 )
 from jurist.optimization._artifact import program_state
-from jurist.programs.pairwise import PairwiseJudgeProgram
-from jurist.programs.ragbench import RagbenchJudge
+from jurist.programs.pairwise.program import PairwiseJudgeProgram
+from jurist.programs.ragbench.program import RagbenchJudge
 from jurist.runner import versions
 from jurist.tasks import get_task
 from jurist.tasks.pairwise import make_pairwise_judge

@@ -7,8 +7,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jurist.datasets.pairwise import build_comparisons, load_pairs, load_subeval_table
-from jurist.programs.pairwise_baseline import PairwiseBaseline
+from jurist.datasets.pairwise.tables import build_comparisons, load_pairs, load_subeval_table
+from jurist.programs.pairwise.baseline import PairwiseBaseline
+from jurist.programs.pairwise.program import PairwiseJudgeProgram
+from jurist.signatures.pairwise import INPUT_NAMES, PairwiseInputs
 from jurist.tasks.pairwise import judge_comparisons, judge_pairs, judge_pairs_baseline
 from jurist.tasks.pairwise.scoring import score_records
 
@@ -28,7 +30,9 @@ def test_is_deterministic_and_symmetric_in_the_order() -> None:
         again = judge(question=row.question, response_1=row.response_1, response_2=row.response_2)
         swapped = judge(question=row.question, response_1=row.response_2, response_2=row.response_1)
         assert first == again
-        scores = judge.scores(question=row.question, response_1=row.response_1, response_2=row.response_2)
+        inputs = PairwiseInputs(question=row.question, response_1=row.response_1, response_2=row.response_2)
+        assert judge.judge(inputs) == first and judge.judge(inputs.swapped()) == swapped
+        scores = judge.scores(inputs)
         if (scores[0].coverage, scores[0].cosine) != (scores[1].coverage, scores[1].cosine):
             assert swapped.choice == MIRROR[first.choice]  # type: ignore[index]
 
@@ -95,3 +99,16 @@ def test_judge_pairs_in_both_orders_and_agreement() -> None:
         assert 0.0 <= row[name] <= 1.0
     assert row["accuracy_low"] <= row["accuracy"] <= row["accuracy_high"]
     assert set(result.by_label["side"]) == {"gold", "judge"}
+
+
+def test_one_input_type_for_every_pairwise_judge() -> None:
+    # The baseline, the LLM program and the runner's items all take PairwiseInputs' fields,
+    # which are the input fields of the judge's signature.
+    inputs = PairwiseInputs(question=QUESTION, response_1=GOOD, response_2=BAD, reference_answer=GOOD)
+    assert tuple(inputs.as_inputs()) == INPUT_NAMES
+    assert set(PairwiseJudgeProgram(3).choose.signature.input_fields) == set(INPUT_NAMES)
+    assert inputs.swapped().swapped() == inputs
+    assert (inputs.swapped().response_1, inputs.swapped().response_2) == (BAD, GOOD)
+    assert PairwiseBaseline()(**inputs.as_inputs(), num_options=2).choice == "A"
+    with pytest.raises(TypeError):
+        PairwiseBaseline()(question=QUESTION, response_1=GOOD, response_two=BAD)

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 import jurist.cli.verbs  # noqa: F401  (registers the commands)
 from jurist.cli import app
 from jurist.errors import ConfigError
-from jurist.report.pairwise import pairs_agreement_markdown
 from jurist.signatures.pairwise import extract_choice, read_choice
 from jurist.tasks.pairwise.gold import agreement_summary, judged_pairs, pairs_agreement
+from jurist.tasks.pairwise.report import pairs_agreement_markdown
 
 DATA = Path(__file__).parents[1] / "data"
 DEVBENCH = DATA / "devbench-subeval"

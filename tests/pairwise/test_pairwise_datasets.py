@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jurist.datasets.pairwise import (
+from jurist.datasets.pairwise.tables import (
     build_comparisons,
     load_pairs,
     load_subeval_table,

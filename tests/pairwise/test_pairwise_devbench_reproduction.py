@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 import jurist.cli.verbs  # noqa: F401  (registers `score pairwise`)
 from jurist.cli import app
-from jurist.report.pairwise import subeval_log, write_pairwise_scores
 from jurist.tasks.pairwise import token_counter
+from jurist.tasks.pairwise.report import subeval_log, write_pairwise_scores
 from jurist.verbs import score
 
 RUN = (

@@ -11,13 +11,13 @@ import pytest
 
 MODULES = [
     "jurist.signatures.pairwise",
-    "jurist.datasets.pairwise",
-    "jurist.datasets.preference_shapes",
+    "jurist.datasets.pairwise.tables",
+    "jurist.datasets.pairwise.shapes",
     "jurist.metrics.annotators",
     "jurist.metrics.pairwise",
     "jurist.metrics.gold_agreement",
-    "jurist.programs.pairwise_baseline",
-    "jurist.report.pairwise",
+    "jurist.programs.pairwise.baseline",
+    "jurist.tasks.pairwise.report",
 ]
 
 

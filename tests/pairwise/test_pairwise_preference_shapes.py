@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jurist.datasets.pairwise import load_pairs
+from jurist.datasets.pairwise.tables import load_pairs
 from jurist.errors import ConfigError, InputError
 from jurist.metrics.annotators import (
     annotator_agreement,
@@ -25,8 +25,8 @@ from jurist.metrics.annotators import (
     majority_label,
     pairwise_agreement,
 )
-from jurist.report.pairwise import pairs_agreement_markdown
 from jurist.tasks.pairwise import judge_pairs_baseline
+from jurist.tasks.pairwise.report import pairs_agreement_markdown
 from support import run_cli
 
 DATA = Path(__file__).parents[1] / "data" / "preference-shapes"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from jurist.datasets.pairwise import read_record_table
-from jurist.report.pairwise import (
+from jurist.datasets.pairwise.tables import read_record_table
+from jurist.tasks.pairwise.report import (
     pretty_table,
     subeval_log,
     subeval_win_table,

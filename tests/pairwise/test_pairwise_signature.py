@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import jurist
 from jurist.signatures.pairwise import (
     OPTION_TEXTS,
     PairwiseChoice,
@@ -65,3 +68,17 @@ def test_parse_and_render_round_trip() -> None:
     missing = parse_judgement("I cannot decide.")
     assert missing.choice is None and missing.reason == "I cannot decide."
     assert parse_judgement(missing.to_text()).choice is None
+
+
+PROMPTS = Path(__file__).resolve().parents[1] / "data" / "pairwise-prompts"
+
+
+@pytest.mark.parametrize("num_options", [2, 3, 4])
+def test_prompt_of_each_option_count_is_unchanged(num_options: int) -> None:
+    # Recorded from the three hand-written signatures before they were built from one
+    # template: the instructions and the system message a model is sent stay byte for byte.
+    expected_instructions = (PROMPTS / f"instructions-{num_options}.txt").read_text(encoding="utf-8")
+    expected_system = (PROMPTS / f"system-{num_options}.txt").read_text(encoding="utf-8")
+    assert pairwise_signature(num_options).instructions == expected_instructions
+    calls = jurist.prompt("pairwise", "sample:pairs", options={"num_options": num_options})
+    assert {call["messages"][0]["content"] for call in calls} == {expected_system}

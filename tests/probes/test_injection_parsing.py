@@ -23,7 +23,7 @@ from jurist.judges.adapters import (
 )
 from jurist.judges.judge import JudgeFailure
 from jurist.jury.loop import run_judgment
-from jurist.programs.pairwise_baseline import PairwiseBaseline
+from jurist.programs.pairwise.baseline import PairwiseBaseline
 from jurist.runner import iter_run_results
 from jurist.signatures.pairwise import extract_choice
 from jurist.tasks import get_task

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import doctest
+
 from jurist.metrics.trace import trace_scores_for_sentences
-from jurist.programs.ragbench_baseline import (
+from jurist.programs import _lexical
+from jurist.programs._lexical import content_words
+from jurist.programs.ragbench.baseline import (
     FULL_SUPPORT_MIN_COVERAGE,
     RELEVANCE_MIN_QUESTION_OVERLAP,
     SUPPORT_MIN_OVERLAP,
     RagbenchBaseline,
-    content_words,
 )
 from jurist.sentences import KeyedSentence, key_documents, key_response
 from jurist.signatures.ragbench import RagbenchLabels
@@ -161,3 +164,7 @@ def test_label_accepts_pre_keyed_sentences() -> None:
     assert [s.fully_supported for s in labels.sentence_support_information] == [True, False]
     assert labels.all_utilized_sentence_keys == ["0a"]
     assert labels.overall_supported is False
+
+
+def test_content_words_doctest_holds() -> None:
+    assert doctest.testmod(_lexical).failed == 0

@@ -144,7 +144,7 @@ def test_every_row_is_either_used_or_counted(scored: dict):
 
 
 def test_report_and_summary_lines_name_the_reasons(scored: dict, capsys: pytest.CaptureFixture[str]):
-    from jurist.report.ragbench import render_report
+    from jurist.tasks.ragbench.report import render_report
 
     items = scored["items"]
     report = render_report({**scored["summary"], **_counts(items)}, items[items["status"] == "failed"])
@@ -172,7 +172,7 @@ def _counts(items) -> dict:
 def test_nothing_left_out_says_so():
     import pandas as pd
 
-    from jurist.report.ragbench import render_report
+    from jurist.tasks.ragbench.report import render_report
 
     report = render_report({"items": 0, "ok": 0, "failed": 0, "excluded": {}}, pd.DataFrame())
     assert "None: every figure uses every row." in report

@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 import jurist.metrics.rgb as rgb_metrics
-import jurist.programs.rgb_baseline as rgb_baseline
+import jurist.programs.rgb.baseline as rgb_baseline
 from jurist.metrics.rgb import (
     ERROR_KEYWORDS,
     REJECTION_KEYWORDS,

@@ -7,7 +7,7 @@ import json
 import pytest
 from rgb_support import DATA_DIR, fact_rows, plain_rows, write_rgb
 
-from jurist.datasets.rgb import (
+from jurist.datasets.rgb.loader import (
     RGBFactRow,
     RGBIntRow,
     load_rgb,

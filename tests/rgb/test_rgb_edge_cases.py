@@ -17,7 +17,12 @@ from typing import Any
 import pytest
 from rgb_support import DATA_DIR, fact_rows, run_setting, write_rgb
 
-from jurist.datasets.rgb import load_rgb, read_rgb_prediction_file, read_rgb_predictions, script_language
+from jurist.datasets.rgb.loader import (
+    load_rgb,
+    read_rgb_prediction_file,
+    read_rgb_predictions,
+    script_language,
+)
 from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.rgb import chatgpt_detects_error, chatgpt_rejects, counterfactual_score, fact_check

@@ -8,9 +8,9 @@ import json
 
 from rgb_support import FACTUAL_ERRORS_EN, fact_rows, plain_rows, rgb_reply, run_setting, write_rgb
 
-from jurist.datasets.rgb import RGBRow, load_rgb_prompts, prepare_instance
+from jurist.datasets.rgb.loader import RGBRow, load_rgb_prompts, prepare_instance
 from jurist.judges.judge import LLMJudge
-from jurist.programs.rgb import RGBResponder, responder_postprocess
+from jurist.programs.rgb.program import RGBResponder, responder_postprocess
 from jurist.tasks.rgb import RGBSetting
 from jurist.testing import Fault, OpenAICompatibleServer
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from rgb_support import DATA_DIR, fact_rows, plain_rows
 
-from jurist.datasets.rgb import RGBFactRow, RGBIntRow, RGBRow, load_rgb, prepare_instance
+from jurist.datasets.rgb.loader import RGBFactRow, RGBIntRow, RGBRow, load_rgb, prepare_instance
 
 
 def reference_processdata(

@@ -12,7 +12,7 @@ import typer
 
 from jurist.cli import app
 from jurist.cli.options import with_judge_options
-from jurist.datasets.rgb_protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, RGB_SEED, SETS
+from jurist.datasets.rgb.protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, RGB_SEED, SETS
 from jurist.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -111,9 +111,9 @@ def rgb_run_command(
 ) -> None:
     """Run RGB's noise robustness, negative rejection, integration and counterfactual sets."""
     from jurist.jury.loop import run_recipe
-    from jurist.report.rgb import render_rgb_report
     from jurist.tasks import get_task
     from jurist.tasks.rgb import RGBOptions
+    from jurist.tasks.rgb.report import render_rgb_report
 
     if prefer not in ("refine", "plain"):
         raise typer.BadParameter("expected refine or plain", param_hint="--prefer")

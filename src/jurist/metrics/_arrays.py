@@ -19,6 +19,7 @@ __all__ = [
     "confusion_counts",
     "joint_codes",
     "label_codes",
+    "ratio",
     "scalar",
     "values_equal",
 ]
@@ -52,6 +53,16 @@ def as_array(values: Sequence[Any] | np.ndarray) -> np.ndarray:
         array = np.empty(len(items), dtype=object)
         array[:] = items
     return array
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` element-wise, NaN where the denominator is not positive.
+
+    A rate with nothing to count is undefined (NaN), never 0 or 1; no warning is raised for
+    the masked cells.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
 
 
 def scalar(value: Any) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from jurist.metrics._arrays import ratio
 from jurist.metrics.gold_agreement import bootstrap_cis
 from jurist.metrics.pairwise import LengthBias
 
@@ -175,11 +176,6 @@ def alpaca_length_bias(
     return decisive.astype(np.float64), longer_wins.astype(np.float64)
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), math.nan)
-
-
 def alpaca_bootstrap(
     preferences: Sequence[float | None] | np.ndarray,
     lengths_1: Sequence[int] | np.ndarray,
@@ -213,9 +209,9 @@ def alpaca_bootstrap(
     intervals = bootstrap_cis(
         counts,
         [
-            lambda c: 100 * _ratio(c[:, 0], c[:, 1]),
-            lambda c: 100 * _ratio(c[:, 2], c[:, 3]),
-            lambda c: _ratio(c[:, 4], c[:, 5]),
+            lambda c: 100 * ratio(c[:, 0], c[:, 1]),
+            lambda c: 100 * ratio(c[:, 2], c[:, 3]),
+            lambda c: ratio(c[:, 4], c[:, 5]),
         ],
         n_resamples=n_resamples,
         confidence=confidence,

@@ -24,6 +24,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from jurist.metrics._arrays import ratio
+
 __all__ = [
     "annotator_agreement",
     "fleiss_kappa",
@@ -243,11 +245,6 @@ def nominal_cells(ratings: Ratings, labels: Sequence[Hashable] | None = None) ->
     return cells
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
-
-
 def fleiss_kappa_from_cells(sums: np.ndarray) -> np.ndarray:
     """Fleiss' κ of summed :func:`nominal_cells` rows (the last axis; any leading axes).
 
@@ -255,19 +252,19 @@ def fleiss_kappa_from_cells(sums: np.ndarray) -> np.ndarray:
     ``κ = (P̄ − P_e) / (1 − P_e)``, as :func:`fleiss_kappa`; NaN where ``P_e = 1`` or no item.
     """
     sums = np.asarray(sums, dtype=float)
-    observed = _ratio(sums[..., 0], sums[..., 1])
+    observed = ratio(sums[..., 0], sums[..., 1])
     totals = sums[..., 5:]
     votes = totals.sum(axis=-1)
     shares = totals / np.where(votes > 0, votes, 1.0)[..., None]
     expected = (shares**2).sum(axis=-1)
-    kappa = _ratio(observed - expected, 1.0 - expected)
+    kappa = ratio(observed - expected, 1.0 - expected)
     return np.where((votes > 0) & (expected < 1.0 - 1e-12), kappa, np.nan)
 
 
 def pairwise_agreement_from_cells(sums: np.ndarray) -> np.ndarray:
     """Pairwise percent agreement ``Σ_i a_i / Σ_i t_i`` of summed :func:`nominal_cells` rows."""
     sums = np.asarray(sums, dtype=float)
-    return _ratio(sums[..., 2], sums[..., 3])
+    return ratio(sums[..., 2], sums[..., 3])
 
 
 def krippendorff_alpha_nominal_from_cells(sums: np.ndarray) -> np.ndarray:
@@ -279,8 +276,8 @@ def krippendorff_alpha_nominal_from_cells(sums: np.ndarray) -> np.ndarray:
     sums = np.asarray(sums, dtype=float)
     totals = sums[..., 5:]
     n = totals.sum(axis=-1)
-    expected = _ratio(n * n - (totals**2).sum(axis=-1), n - 1.0)
-    alpha = 1.0 - _ratio(sums[..., 4], expected)
+    expected = ratio(n * n - (totals**2).sum(axis=-1), n - 1.0)
+    alpha = 1.0 - ratio(sums[..., 4], expected)
     return np.where((n > 1) & (expected > 1e-12), alpha, np.nan)
 
 
@@ -323,14 +320,14 @@ def krippendorff_alpha_interval_from_cells(sums: np.ndarray) -> np.ndarray:
     sums = np.asarray(sums, dtype=float)
     n = sums[..., 1]
     spread = 2.0 * (n * sums[..., 3] - sums[..., 2] ** 2)
-    alpha = 1.0 - _ratio((n - 1.0) * sums[..., 0], spread)
+    alpha = 1.0 - ratio((n - 1.0) * sums[..., 0], spread)
     return np.where((n > 1) & (spread > 1e-9 * np.maximum(1.0, n * sums[..., 3])), alpha, np.nan)
 
 
 def mean_item_sd_from_cells(sums: np.ndarray) -> np.ndarray:
     """The mean within-item standard deviation ``Σ_i sd_i / Σ_i 1`` of summed :func:`interval_cells` rows."""
     sums = np.asarray(sums, dtype=float)
-    return _ratio(sums[..., 4], sums[..., 5])
+    return ratio(sums[..., 4], sums[..., 5])
 
 
 def krippendorff_alpha_interval(ratings: Sequence[Sequence[float | None]]) -> float:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from jurist.metrics._arrays import ratio
+
 __all__ = [
     "contingency_cells",
     "exact_agreement",
@@ -29,11 +31,6 @@ __all__ = [
     "spearman",
     "within_agreement",
 ]
-
-
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
 
 
 def contingency_cells(
@@ -155,26 +152,26 @@ def _distance(values: Sequence[float]) -> np.ndarray:
 def mean_absolute_error(counts: np.ndarray, values: Sequence[float]) -> np.ndarray:
     """``MAE = Σ_ab T[a, b] · |v_a − v_b| / n``."""
     table = _table(counts)
-    return _ratio((table * np.abs(_distance(values))).sum(axis=(-2, -1)), table.sum(axis=(-2, -1)))
+    return ratio((table * np.abs(_distance(values))).sum(axis=(-2, -1)), table.sum(axis=(-2, -1)))
 
 
 def root_mean_squared_error(counts: np.ndarray, values: Sequence[float]) -> np.ndarray:
     """``RMSE = sqrt(Σ_ab T[a, b] · (v_a − v_b)² / n)``."""
     table = _table(counts)
-    return np.sqrt(_ratio((table * _distance(values) ** 2).sum(axis=(-2, -1)), table.sum(axis=(-2, -1))))
+    return np.sqrt(ratio((table * _distance(values) ** 2).sum(axis=(-2, -1)), table.sum(axis=(-2, -1))))
 
 
 def exact_agreement(counts: np.ndarray) -> np.ndarray:
     """Share of items whose judged score equals the gold score: ``Σ_a T[a, a] / n``."""
     table = _table(counts)
-    return _ratio(np.trace(table, axis1=-2, axis2=-1), table.sum(axis=(-2, -1)))
+    return ratio(np.trace(table, axis1=-2, axis2=-1), table.sum(axis=(-2, -1)))
 
 
 def within_agreement(counts: np.ndarray, values: Sequence[float], tolerance: float = 1.0) -> np.ndarray:
     """Share of items within ``tolerance`` of gold: ``Σ_{|v_a − v_b| ≤ tolerance} T[a, b] / n``."""
     table = _table(counts)
     close = np.abs(_distance(values)) <= tolerance + 1e-12
-    return _ratio((table * close).sum(axis=(-2, -1)), table.sum(axis=(-2, -1)))
+    return ratio((table * close).sum(axis=(-2, -1)), table.sum(axis=(-2, -1)))
 
 
 def _weighted_pearson(table: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -243,7 +240,7 @@ def kendall_tau_b(counts: np.ndarray) -> np.ndarray:
     rows, cols = table.sum(axis=-1), table.sum(axis=-2)
     n1 = (rows * (rows - 1) / 2).sum(axis=-1)
     n2 = (cols * (cols - 1) / 2).sum(axis=-1)
-    return _ratio(concordant - discordant, np.sqrt(np.clip((n0 - n1) * (n0 - n2), 0.0, None)))
+    return ratio(concordant - discordant, np.sqrt(np.clip((n0 - n1) * (n0 - n2), 0.0, None)))
 
 
 def quadratic_weighted_kappa(counts: np.ndarray, values: Sequence[float]) -> np.ndarray:
@@ -260,4 +257,4 @@ def quadratic_weighted_kappa(counts: np.ndarray, values: Sequence[float]) -> np.
     safe = np.where(n > 0, n, 1.0)
     observed = (weights * table).sum(axis=(-2, -1)) / safe[...]
     expected = np.einsum("...a,ab,...b->...", table.sum(axis=-1), weights, table.sum(axis=-2)) / safe**2
-    return np.where(n > 0, 1.0 - _ratio(observed, expected), np.nan)
+    return np.where(n > 0, 1.0 - ratio(observed, expected), np.nan)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from jurist.metrics._arrays import ratio
 from jurist.metrics.gold_agreement import bootstrap_ci, kappa_from_confusion
 
 __all__ = [
@@ -398,21 +399,16 @@ def _rate_columns(
     return table
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
-
-
 def _win_rate(c: np.ndarray) -> np.ndarray:
-    return _ratio(c[:, 0], c[:, 0] + c[:, 1])
+    return ratio(c[:, 0], c[:, 0] + c[:, 1])
 
 
 def _win_both_good_rate(c: np.ndarray) -> np.ndarray:
-    return _ratio(c[:, 0] + c[:, 2], c[:, 0] + c[:, 2] + c[:, 1])
+    return ratio(c[:, 0] + c[:, 2], c[:, 0] + c[:, 2] + c[:, 1])
 
 
 def _win_half_tie_rate(c: np.ndarray) -> np.ndarray:
-    return _ratio(c[:, 0] + (c[:, 2] + c[:, 3]) / 2.0, c.sum(axis=1))
+    return ratio(c[:, 0] + (c[:, 2] + c[:, 3]) / 2.0, c.sum(axis=1))
 
 
 def win_rates(
@@ -438,9 +434,9 @@ def win_rates(
 
     A self-comparison (a model against itself) is left out: SubEval counts it only in the
     model's own cell, which it never reports. With 2 options the three coincide. A zero
-    denominator gives NaN (SubEval's files write 0.0; see :mod:`jurist.report.pairwise`). Each rate has a
-    percentile-bootstrap interval (columns ``{rate}_low``, ``{rate}_high``) that resamples
-    comparisons (both orders together).
+    denominator gives NaN (SubEval's files write 0.0; see :mod:`jurist.tasks.pairwise.report`).
+    Each rate has a percentile-bootstrap interval (columns ``{rate}_low``, ``{rate}_high``)
+    that resamples comparisons (both orders together).
 
     Args:
         records: Judged records (see the module docstring).
@@ -531,11 +527,11 @@ def _count_table(
 
 
 def _with_tie_rate(c: np.ndarray) -> np.ndarray:
-    return _ratio(c[:, 0] + c[:, 1] / 2.0, c[:, 2])
+    return ratio(c[:, 0] + c[:, 1] / 2.0, c[:, 2])
 
 
 def _without_tie_rate(c: np.ndarray) -> np.ndarray:
-    return _ratio(c[:, 0], c[:, 2] - c[:, 1])
+    return ratio(c[:, 0], c[:, 2] - c[:, 1])
 
 
 def win_rates_with_ties(
@@ -689,7 +685,7 @@ def length_bias(
         counts[1] += 1
     data = np.array(list(per_cluster.values()), dtype=np.float64).reshape(-1, 2)
     low, high = bootstrap_ci(
-        data, lambda c: _ratio(c[:, 0], c[:, 1]), n_resamples=n_resamples, confidence=confidence, seed=seed
+        data, lambda c: ratio(c[:, 0], c[:, 1]), n_resamples=n_resamples, confidence=confidence, seed=seed
     )
     return LengthBias(
         decisive=int(data[:, 1].sum()), longer_wins=int(data[:, 0].sum()), ci_low=low, ci_high=high
@@ -794,10 +790,10 @@ def _agreement_row(
         cells[i, k * k + 3] = float(verdict is not None)
 
     def pair_accuracy(c: np.ndarray) -> np.ndarray:
-        return _ratio(c[:, k * k + 2], c[:, k * k + 3])
+        return ratio(c[:, k * k + 2], c[:, k * k + 3])
 
     def order_accuracy(c: np.ndarray) -> np.ndarray:
-        return _ratio(c[:, k * k], c[:, k * k + 1])
+        return ratio(c[:, k * k], c[:, k * k + 1])
 
     def kappa(c: np.ndarray) -> np.ndarray:
         return kappa_from_confusion(c[:, : k * k].reshape(-1, k, k))

@@ -15,7 +15,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from jurist.metrics._arrays import as_array, label_codes, scalar
+from jurist.metrics._arrays import as_array, label_codes, ratio, scalar
 
 __all__ = [
     "accuracy_from_confusion",
@@ -30,11 +30,6 @@ __all__ = [
     "multilabel_micro_f1",
     "multilabel_per_label",
 ]
-
-
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), np.nan)
 
 
 def label_indices(
@@ -88,7 +83,7 @@ def accuracy_from_confusion(counts: np.ndarray) -> np.ndarray:
         counts: Flattened ``k × k`` confusion matrices, shape ``(..., k·k)``.
     """
     matrix = _as_matrices(counts)
-    return _ratio(np.trace(matrix, axis1=-2, axis2=-1), matrix.sum(axis=(-2, -1)))
+    return ratio(np.trace(matrix, axis1=-2, axis2=-1), matrix.sum(axis=(-2, -1)))
 
 
 def macro_f1_from_confusion(counts: np.ndarray) -> np.ndarray:
@@ -105,7 +100,7 @@ def macro_f1_from_confusion(counts: np.ndarray) -> np.ndarray:
     matrix = _as_matrices(counts)
     tp = np.diagonal(matrix, axis1=-2, axis2=-1)
     denominator = matrix.sum(axis=-1) + matrix.sum(axis=-2)  # 2·tp + fp + fn
-    f1 = _ratio(2.0 * tp, denominator)
+    f1 = ratio(2.0 * tp, denominator)
     present = denominator > 0
     with np.errstate(invalid="ignore"):
         return np.where(present.any(axis=-1), np.nansum(f1, axis=-1) / present.sum(axis=-1), np.nan)
@@ -127,7 +122,7 @@ def binary_f1_from_counts(counts: np.ndarray) -> np.ndarray:
     """
     data = np.asarray(counts, dtype=np.float64)
     tp, fp, fn = data[..., 0], data[..., 1], data[..., 2]
-    return _ratio(2.0 * tp, 2.0 * tp + fp + fn)
+    return ratio(2.0 * tp, 2.0 * tp + fp + fn)
 
 
 def multilabel_cells(gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
@@ -174,21 +169,21 @@ def multilabel_per_label(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
         Three arrays of shape ``(..., L)``.
     """
     tp, fp, fn, _, _ = _split(counts)
-    return _ratio(tp, tp + fp), _ratio(tp, tp + fn), _ratio(2.0 * tp, 2.0 * tp + fp + fn)
+    return ratio(tp, tp + fp), ratio(tp, tp + fn), ratio(2.0 * tp, 2.0 * tp + fp + fn)
 
 
 def multilabel_micro_f1(counts: np.ndarray) -> np.ndarray:
     """Micro F1: ``2·Σtp / (2·Σtp + Σfp + Σfn)`` with the sums over labels."""
     tp, fp, fn, _, _ = _split(counts)
     total_tp = tp.sum(axis=-1)
-    return _ratio(2.0 * total_tp, 2.0 * total_tp + fp.sum(axis=-1) + fn.sum(axis=-1))
+    return ratio(2.0 * total_tp, 2.0 * total_tp + fp.sum(axis=-1) + fn.sum(axis=-1))
 
 
 def multilabel_macro_f1(counts: np.ndarray) -> np.ndarray:
     """Macro F1: the mean of ``F1_l`` over the labels used by gold or judge (``2·tp + fp + fn > 0``)."""
     tp, fp, fn, _, _ = _split(counts)
     denominator = 2.0 * tp + fp + fn
-    f1 = _ratio(2.0 * tp, denominator)
+    f1 = ratio(2.0 * tp, denominator)
     present = denominator > 0
     with np.errstate(invalid="ignore"):
         return np.where(present.any(axis=-1), np.nansum(f1, axis=-1) / present.sum(axis=-1), np.nan)
@@ -197,4 +192,4 @@ def multilabel_macro_f1(counts: np.ndarray) -> np.ndarray:
 def multilabel_exact_match(counts: np.ndarray) -> np.ndarray:
     """Exact-match ratio (subset accuracy): ``#{i : gold set_i = judged set_i} / n``."""
     _, _, _, exact, items = _split(counts)
-    return _ratio(exact, items)
+    return ratio(exact, items)

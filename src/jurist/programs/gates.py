@@ -7,7 +7,7 @@ from typing import Any
 import dspy
 
 from jurist.judges.judge import OutputError
-from jurist.programs.ragbench_baseline import content_words
+from jurist.programs._lexical import content_words
 from jurist.signatures.gates import ClaimCheck, ClaimVerdict
 
 CLAIM_MIN_COVERAGE = 0.6

@@ -18,7 +18,7 @@ from typing import Literal
 import dspy
 from pydantic import BaseModel, Field
 
-from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPE_NAMES, CustodianType
+from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPE_NAMES, CustodianType
 
 __all__ = [
     "CustodianTypeClassification",

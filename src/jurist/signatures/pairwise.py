@@ -15,6 +15,7 @@ A judge that answers in free text (as SubEval's judges did) is parsed by
 from __future__ import annotations
 
 import re
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Literal
 
 import dspy
@@ -32,6 +33,7 @@ from jurist.metrics.choice_readings import (
 
 __all__ = [
     "CHOICE_RULES",
+    "INPUT_NAMES",
     "OPTION_TEXTS",
     "Choice",
     "ChoiceReading",
@@ -40,6 +42,7 @@ __all__ = [
     "PairwiseChoice2",
     "PairwiseChoice3",
     "PairwiseChoice4",
+    "PairwiseInputs",
     "extract_choice",
     "option_letters",
     "pairwise_signature",
@@ -68,6 +71,40 @@ OPTION_TEXTS: dict[int, str] = {
     ),
 }
 """The option lists of the SubEval seed, word for word, by number of options."""
+
+
+@dataclass(frozen=True)
+class PairwiseInputs:
+    """What a pairwise judge sees of one ordered comparison: never the models' names.
+
+    The judge's keyword inputs (:meth:`as_inputs`), the same for the LLM program, the offline
+    baseline and a runner item; :meth:`swapped` is the other order of the same comparison.
+
+    Examples:
+        >>> first = PairwiseInputs(question="Capital of France?", response_1="Paris", response_2="Lyon")
+        >>> first.swapped().response_1
+        'Lyon'
+        >>> sorted(first.as_inputs())
+        ['evaluating_guidance', 'question', 'reference_answer', 'response_1', 'response_2']
+    """
+
+    question: str
+    response_1: str
+    response_2: str
+    reference_answer: str = ""
+    evaluating_guidance: str = ""
+
+    def swapped(self) -> PairwiseInputs:
+        """The same comparison with Response 1 and Response 2 exchanged."""
+        return replace(self, response_1=self.response_2, response_2=self.response_1)
+
+    def as_inputs(self) -> dict[str, str]:
+        """The judge's keyword inputs, one per field of the signature's inputs."""
+        return asdict(self)
+
+
+INPUT_NAMES: tuple[str, ...] = tuple(field.name for field in fields(PairwiseInputs))
+"""The names of the judge's inputs, in the order of :class:`PairwiseInputs`."""
 
 _REASON_PATTERN = re.compile(r"(?:理由：|Reason:)[ \t]*\n?(.*)", re.DOTALL)
 
@@ -123,67 +160,47 @@ class _PairwiseInputs(dspy.Signature):
     response_2: str = dspy.InputField(desc="Response 2.")
 
 
+_INSTRUCTIONS = """Evaluate the two responses (Response 1, Response 2) to the question by the scoring criteria
+in the evaluating guidance, and by the reference answer when one is given.
+
+- A response that is incomplete or misses a required key component is a bad one.
+- Count verbosity and repetition against a response, to the extent they occur.
+- Give extra credit to a response that is well formatted and clearly structured.
+
+Be an impartial, objective judge: the order in which the responses are shown must not
+influence your decision, nor must their length. Pay the same attention to both.
+
+{options}"""
+
+_ABSOLUTE_NOTE = """
+
+If both responses are good but one is better, choose C and say which is better in the
+reasons; choose A or B only if one of the responses is not good."""
+"""With 4 options the choices say whether each response is good, not which is better."""
+
+
+def _instructions(num_options: int) -> str:
+    """The judge's instructions for 2, 3 or 4 options: one text, the seed's option list."""
+    note = _ABSOLUTE_NOTE if num_options == 4 else ""
+    return _INSTRUCTIONS.format(options=OPTION_TEXTS[num_options]) + note
+
+
 class PairwiseChoice2(_PairwiseInputs):
-    """Evaluate the two responses (Response 1, Response 2) to the question by the scoring criteria
-    in the evaluating guidance, and by the reference answer when one is given.
-
-    - A response that is incomplete or misses a required key component is a bad one.
-    - Count verbosity and repetition against a response, to the extent they occur.
-    - Give extra credit to a response that is well formatted and clearly structured.
-
-    Be an impartial, objective judge: the order in which the responses are shown must not
-    influence your decision, nor must their length. Pay the same attention to both.
-
-    Please choose from the following 2 options based on the scoring criteria:
-    A. Response 1 is better than Response 2.
-    B. Response 2 is better than Response 1.
-    """
+    __doc__ = _instructions(2)
 
     choice: Literal["A", "B"] = dspy.OutputField(desc="The letter of the chosen option.")
     reason: str = dspy.OutputField(desc="Detailed reasons for the choice, as a numbered list.")
 
 
 class PairwiseChoice3(_PairwiseInputs):
-    """Evaluate the two responses (Response 1, Response 2) to the question by the scoring criteria
-    in the evaluating guidance, and by the reference answer when one is given.
-
-    - A response that is incomplete or misses a required key component is a bad one.
-    - Count verbosity and repetition against a response, to the extent they occur.
-    - Give extra credit to a response that is well formatted and clearly structured.
-
-    Be an impartial, objective judge: the order in which the responses are shown must not
-    influence your decision, nor must their length. Pay the same attention to both.
-
-    Please choose from the following 3 options based on the scoring criteria:
-    A. Response 1 is better than Response 2.
-    B. Response 2 is better than Response 1.
-    C. Both Response 1 and Response 2 are good.
-    """
+    __doc__ = _instructions(3)
 
     choice: Literal["A", "B", "C"] = dspy.OutputField(desc="The letter of the chosen option.")
     reason: str = dspy.OutputField(desc="Detailed reasons for the choice, as a numbered list.")
 
 
 class PairwiseChoice4(_PairwiseInputs):
-    """Evaluate the two responses (Response 1, Response 2) to the question by the scoring criteria
-    in the evaluating guidance, and by the reference answer when one is given.
-
-    - A response that is incomplete or misses a required key component is a bad one.
-    - Count verbosity and repetition against a response, to the extent they occur.
-    - Give extra credit to a response that is well formatted and clearly structured.
-
-    Be an impartial, objective judge: the order in which the responses are shown must not
-    influence your decision, nor must their length. Pay the same attention to both.
-
-    Please choose from the following 4 options based on the scoring criteria:
-    A. Response 1 is good; Response 2 is not good.
-    B. Response 2 is good; Response 1 is not good.
-    C. Both Response 1 and Response 2 are good.
-    D. Neither Response 1 nor Response 2 is good.
-
-    If both responses are good but one is better, choose C and say which is better in the
-    reasons; choose A or B only if one of the responses is not good.
-    """
+    __doc__ = _instructions(4)
 
     choice: Literal["A", "B", "C", "D"] = dspy.OutputField(desc="The letter of the chosen option.")
     reason: str = dspy.OutputField(desc="Detailed reasons for the choice, as a numbered list.")

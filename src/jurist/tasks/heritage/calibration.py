@@ -17,21 +17,21 @@ ones (failed rate, tokens, cost, latency per judgment):
 
 - ``heritage-classification``: ``accuracy`` and Cohen's ``kappa`` of the primary type
   over the types in gold or predictions; ``precision_{type}``/``recall_{type}``;
-  ``macro_f1`` (:func:`~jurist.metrics.heritage_classification.type_classification_metrics`)
-  and ``category_accuracy`` (:func:`~jurist.metrics.heritage_classification.hierarchical_type_metrics`).
+  ``macro_f1`` (:func:`~jurist.metrics.heritage.classification.type_classification_metrics`)
+  and ``category_accuracy`` (:func:`~jurist.metrics.heritage.classification.hierarchical_type_metrics`).
 - ``heritage-ner``: with ``TP`` the pairs of the maximum one-to-one matching of each text
-  (:func:`~jurist.metrics.heritage_ner.match_entities`) summed over texts,
+  (:func:`~jurist.metrics.heritage.ner.match_entities`) summed over texts,
   ``entity_f1 = 2TP / (2TP + FP + FN)`` (strict: same span and type), ``entity_precision
   = TP/(TP+FP)``, ``entity_recall = TP/(TP+FN)``, ``partial_f1`` (overlapping spans of
   the same type); ``precision_{type}``/``recall_{type}`` per entity type (strict).
 - ``heritage-linking``: over gold mentions ``M`` (``G`` the non-NIL ones): ``accuracy =
   (1/|M|) Σ [decision right]`` (the gold id ranked first, or NIL for a NIL mention),
   ``hits@1 = (1/|G|) Σ [rank = 1]``, ``mrr = (1/|G|) Σ 1/rank``, ``nil_f1`` with NIL as
-  the positive class (:mod:`jurist.metrics.heritage_linking`); ``precision_linked``,
+  the positive class (:mod:`jurist.metrics.heritage.linking`); ``precision_linked``,
   ``recall_linked`` (= Hits@1), ``precision_NIL``, ``recall_NIL``.
 - ``heritage-qa``: ``rouge_l``, the mean ROUGE-L F of the answers against the gold answers
-  (:func:`~jurist.metrics.heritage_qa.qa_example_score`), and ``faithfulness``, the mean
-  lexical grounding of the answers in their text (:func:`~jurist.metrics.heritage_qa.faithfulness`).
+  (:func:`~jurist.metrics.heritage.qa.qa_example_score`), and ``faithfulness``, the mean
+  lexical grounding of the answers in their text (:func:`~jurist.metrics.heritage.qa.faithfulness`).
 
 Columns a task does not define (e.g. ``kappa`` of ``heritage-ner``) are n/a, so a gate on
 them fails: gate heritage rows with ``--max-failed-rate``, and the type rows with
@@ -50,19 +50,19 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import HeritageGoldEntry, linking_gold, load_heritage_gold
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import HeritageGoldEntry, linking_gold, load_heritage_gold
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label, wilson_interval
-from jurist.metrics.heritage_classification import (
+from jurist.metrics.heritage.classification import (
     hierarchical_type_metrics,
     ordered_labels,
     type_classification_metrics,
 )
-from jurist.metrics.heritage_linking import linking_example_score
-from jurist.metrics.heritage_ner import match_entities
-from jurist.metrics.heritage_qa import faithfulness, qa_example_score
-from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.metrics.heritage.linking import linking_example_score
+from jurist.metrics.heritage.ner import match_entities
+from jurist.metrics.heritage.qa import faithfulness, qa_example_score
+from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.runner import call_blocking
 from jurist.schemas import ItemResult
 from jurist.signatures.heritage import HeritageOutput

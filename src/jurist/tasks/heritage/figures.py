@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jurist.datasets.heritage import HeritageGold, TypeClassification
+from jurist.datasets.heritage.gold import HeritageGold, TypeClassification
 from jurist.errors import ConfigError
-from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPE_NAMES, CUSTODIAN_TYPES
+from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPE_NAMES, CUSTODIAN_TYPES
 from jurist.report.figures import Figure
 from jurist.report.review import LabelSpec, Review
 from jurist.report.standard_figures import bars_figure

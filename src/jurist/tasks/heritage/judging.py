@@ -13,26 +13,26 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from jurist.datasets.heritage import HeritageGoldEntry, linking_gold
-from jurist.datasets.heritage_kb import KnowledgeBase
+from jurist.datasets.heritage.gold import HeritageGoldEntry, linking_gold
+from jurist.datasets.heritage.kb import KnowledgeBase
 from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
-from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.optimization import load_judge_program, read_artifact
-from jurist.programs.heritage import (
-    HeritageProgram,
-    anchor_entities,
-    classification_output,
-    linking_output,
-    qa_output,
-)
-from jurist.programs.heritage_baseline import (
+from jurist.programs.heritage.baseline import (
     Bm25Retriever,
     ExtractiveQA,
     FuzzyLinker,
     KeywordTypeClassifier,
     RegexGazetteerExtractor,
+)
+from jurist.programs.heritage.program import (
+    HeritageProgram,
+    anchor_entities,
+    classification_output,
+    linking_output,
+    qa_output,
 )
 from jurist.runner import Item
 from jurist.signatures.heritage import (

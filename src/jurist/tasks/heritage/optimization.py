@@ -1,6 +1,6 @@
 """How the heritage LLM programs are optimized: one task per program.
 
-Each program of :mod:`jurist.programs.heritage` is compiled on its own (the sub-task's
+Each program of :mod:`jurist.programs.heritage.program` is compiled on its own (the sub-task's
 :meth:`~jurist.tasks.Task.optimization_program`: the part of the heritage judge, with the
 output check of its answers), against the gold of a heritage gold file
 (:func:`~jurist.datasets.heritage.load_heritage_gold`), and its artifact loads into that
@@ -18,16 +18,16 @@ task                        program                       one example           
 Scores of one example, from the pure metrics (the answer first goes through the program's
 output check, as in ``jurist judge heritage``):
 
-- ``entity_f1``: :func:`~jurist.metrics.heritage_ner.entity_example_f1`, strict:
+- ``entity_f1``: :func:`~jurist.metrics.heritage.ner.entity_example_f1`, strict:
   ``F1 = 2·TP / (|gold| + |pred|)`` over the spans kept by
   :func:`~jurist.programs.heritage.anchor_entities` (1 when both are empty).
-- ``type_score``: :func:`~jurist.metrics.heritage_classification.classification_example_score`:
+- ``type_score``: :func:`~jurist.metrics.heritage.classification.classification_example_score`:
   1 for the gold primary type, ``category_credit`` (default 0.5) for another type of the
   same category (e.g. L for M, both CULTURAL), else 0.
-- ``reciprocal_rank``: :func:`~jurist.metrics.heritage_linking.linking_example_score`:
+- ``reciprocal_rank``: :func:`~jurist.metrics.heritage.linking.linking_example_score`:
   gold NIL: 1 if the linker answers NIL, else 0; gold id ``g``: ``1/rank(g)`` among the
   ranked candidates, 0 when absent or when the linker answers NIL.
-- ``rouge_l``: :func:`~jurist.metrics.heritage_qa.qa_example_score`, ROUGE-L F of the
+- ``rouge_l``: :func:`~jurist.metrics.heritage.qa.qa_example_score`, ROUGE-L F of the
   answer against the gold answer: ``F = 2PR/(P+R)``, ``P = LCS/|answer|``, ``R = LCS/|gold|``.
 
 Demos (bootstrap, MIPRO) are traces scoring at least 0.8, 1, 1 and 0.5 respectively
@@ -55,10 +55,10 @@ from pathlib import Path
 from typing import Any
 
 from jurist.atomic import atomic_write_text
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import DEFAULT_SPLITS, HeritageGoldEntry, load_heritage_gold, split_gold
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import DEFAULT_SPLITS, HeritageGoldEntry, load_heritage_gold, split_gold
 from jurist.errors import InputError
-from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 
 __all__ = [
     "PROGRAM_PARTS",

@@ -11,14 +11,14 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import linking_gold
-from jurist.datasets.heritage_kb import KnowledgeBase, load_knowledge_base
-from jurist.metrics.heritage_linking import linking_example_score
-from jurist.metrics.heritage_qa import qa_example_score, rouge_l, words
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import linking_gold
+from jurist.datasets.heritage.kb import KnowledgeBase, load_knowledge_base
+from jurist.metrics.heritage.linking import linking_example_score
+from jurist.metrics.heritage.qa import qa_example_score, rouge_l, words
 from jurist.optimization import MetricResult, content_key
-from jurist.programs.heritage import HeritageEntityLinker, linking_output, qa_output
-from jurist.programs.heritage_baseline import FuzzyLinker
+from jurist.programs.heritage.baseline import FuzzyLinker
+from jurist.programs.heritage.program import HeritageEntityLinker, linking_output, qa_output
 from jurist.tasks.heritage.optimization import gold_entries, listing, none_found
 
 __all__ = [
@@ -56,7 +56,7 @@ def knowledge_base(path: str | Path | None) -> KnowledgeBase:
 
 
 def linking_program(kb: KnowledgeBase) -> dspy.Module:
-    """The linker with candidates from a :class:`~jurist.programs.heritage_baseline.FuzzyLinker`
+    """The linker with candidates from a :class:`~jurist.programs.heritage.baseline.FuzzyLinker`
     over the knowledge base, as in ``jurist judge heritage``; optimizers' program copies share it."""
     return HeritageEntityLinker(_SharedLinker(kb))
 

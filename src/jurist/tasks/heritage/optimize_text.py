@@ -10,12 +10,12 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.conll import TagDecoding
-from jurist.metrics.heritage_classification import classification_example_score
-from jurist.metrics.heritage_ner import as_span, entity_example_f1, match_entities
-from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPE_NAMES, TYPE_CATEGORY
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.metrics.heritage.classification import classification_example_score
+from jurist.metrics.heritage.ner import as_span, entity_example_f1, match_entities
+from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPE_NAMES, TYPE_CATEGORY
 from jurist.optimization import MetricResult, content_key
-from jurist.programs.heritage import anchor_entities, classification_output
+from jurist.programs.heritage.program import anchor_entities, classification_output
 from jurist.tasks.heritage.optimization import gold_entries, listing, none_found, span_text
 
 __all__ = [

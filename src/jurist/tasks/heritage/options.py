@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from jurist.datasets.conll import TagDecoding
-from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.tasks.heritage.judging import ALL_TASKS
 
 __all__ = [

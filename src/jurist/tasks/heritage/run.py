@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import HeritageGold, HeritageGoldEntry, load_heritage_gold, split_gold
-from jurist.datasets.heritage_kb import load_knowledge_base
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import HeritageGold, HeritageGoldEntry, load_heritage_gold, split_gold
+from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.errors import InputError
 from jurist.tasks.heritage.judging import check_tasks
 

@@ -1,7 +1,7 @@
 """Scoring of NER predictions written as a token-tag file (a tagger's CoNLL output) against gold.
 
 ``jurist score heritage-ner PREDICTIONS.conll --gold GOLD`` (or ``score heritage``) lands
-here when the scored path is a token-tag file (:func:`~jurist.datasets.conll.is_token_tag_file`)
+here when the scored path is a token-tag file (:func:`~jurist.datasets.heritage.conll.is_token_tag_file`)
 rather than a run directory: nothing was judged by jurist, the tagger's output is read,
 decoded like the gold and scored by the same NER metrics as a run.
 """
@@ -14,17 +14,17 @@ from typing import Any
 
 import pandas as pd
 
-from jurist.datasets.conll import (
+from jurist.datasets.heritage.conll import (
     TagDecoding,
     TaggedSentence,
     decode_tags,
     detect_scheme,
     read_token_tags,
 )
-from jurist.datasets.heritage import HeritageGoldEntry, load_heritage_gold
+from jurist.datasets.heritage.gold import HeritageGoldEntry, load_heritage_gold
 from jurist.errors import InputError
-from jurist.report.heritage import render_report
-from jurist.tasks.heritage.score_ner import NerScorer
+from jurist.tasks.heritage.report import render_report
+from jurist.tasks.heritage.scorers import NerScorer
 from jurist.tasks.heritage.scoring import HeritageScores, target_rows
 
 __all__ = ["score_tagged_predictions"]

@@ -1,11 +1,9 @@
 """Scoring of a heritage run: every metric of the heritage evaluation framework, and its targets.
 
 :func:`score_heritage` reads the recorded results of a run (no model is called) and hands
-each scored text to one scorer per sub-task (:mod:`~jurist.tasks.heritage.score_ner`,
-:mod:`~jurist.tasks.heritage.score_classification`, :mod:`~jurist.tasks.heritage.score_linking`,
-:mod:`~jurist.tasks.heritage.score_qa`, :mod:`~jurist.tasks.heritage.score_retrieval`), which
+each scored text to one scorer per sub-task (:mod:`~jurist.tasks.heritage.scorers`), which
 compute per-text figures and the corpus metrics with the pure functions of
-:mod:`jurist.metrics` (``heritage_ner`` and its siblings). The framework's target table
+:mod:`jurist.metrics.heritage` (``ner`` and its siblings). The framework's target table
 gives pass/fail per row.
 """
 
@@ -22,21 +20,23 @@ from typing import Any
 import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
-from jurist.datasets.conll import TagDecoding
-from jurist.datasets.heritage import HeritageGold, load_heritage_gold, retrieval_qrels
+from jurist.datasets.heritage.conll import TagDecoding
+from jurist.datasets.heritage.gold import HeritageGold, load_heritage_gold, retrieval_qrels
 from jurist.errors import InputError
-from jurist.metrics.heritage_retrieval import EmptyQueries
-from jurist.report.heritage import render_report, write_report
+from jurist.metrics.heritage.retrieval import EmptyQueries
 from jurist.report.jsonout import dumps
 from jurist.runner import MANIFEST, iter_run_results
 from jurist.schemas import Usage
 from jurist.signatures.heritage import HeritageOutput
 from jurist.tasks._contract import Scores
-from jurist.tasks.heritage.score_classification import ClassificationScorer
-from jurist.tasks.heritage.score_linking import LinkingScorer
-from jurist.tasks.heritage.score_ner import NerScorer
-from jurist.tasks.heritage.score_qa import QAScorer
-from jurist.tasks.heritage.score_retrieval import RetrievalScorer
+from jurist.tasks.heritage.report import render_report, write_report
+from jurist.tasks.heritage.scorers import (
+    ClassificationScorer,
+    LinkingScorer,
+    NerScorer,
+    QAScorer,
+    RetrievalScorer,
+)
 
 __all__ = ["TARGETS", "HeritageScores", "read_manifest", "score_heritage", "target_rows", "target_table"]
 

@@ -12,22 +12,21 @@ import dspy
 import pandas as pd
 from pydantic import BaseModel
 
-from jurist.datasets.conll import TagDecoding, is_token_tag_file
-from jurist.datasets.heritage_kb import load_knowledge_base
+from jurist.datasets.heritage.conll import TagDecoding, is_token_tag_file
+from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
-from jurist.metrics.heritage_taxonomy import ENTITY_LABELS
+from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.optimization import MetricResult
-from jurist.programs.heritage import (
+from jurist.programs.heritage.baseline import FuzzyLinker
+from jurist.programs.heritage.program import (
     HeritageEntityExtractor,
     HeritageProgram,
     HeritageQuestionAnswerer,
     HeritageTypeClassifier,
 )
-from jurist.programs.heritage_baseline import FuzzyLinker
 from jurist.report.figures import Figure
-from jurist.report.heritage import render_comparison, render_report
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.tasks._contract import JudgeBy, JudgeRun, Postprocess, Scores, Task, json_ready
@@ -54,6 +53,7 @@ from jurist.tasks.heritage.options import (
     tag_decoding,
     with_documents,
 )
+from jurist.tasks.heritage.report import render_comparison, render_report
 from jurist.tasks.heritage.run import HeritageRun, read_heritage_run
 from jurist.tasks.heritage.score_tags import score_tagged_predictions
 from jurist.tasks.heritage.scoring import score_heritage

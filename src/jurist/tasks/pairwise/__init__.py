@@ -7,9 +7,9 @@ without calling a model; :func:`judge_pairs_baseline` judges pairs files with th
 baseline and reports agreement with their gold labels (``jurist score pairwise-gold``).
 """
 
-from jurist.report.pairwise import PairsAgreement, PairwiseScores
 from jurist.tasks.pairwise.gold import judge_pairs, judge_pairs_baseline, pairs_agreement
 from jurist.tasks.pairwise.lengths import token_counter
+from jurist.tasks.pairwise.report import PairsAgreement, PairwiseScores
 from jurist.tasks.pairwise.run import PairwiseRun, make_pairwise_judge, summary_markdown
 from jurist.tasks.pairwise.scoring import (
     EXACT_MATCH,

@@ -20,8 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from jurist.datasets.pairwise import load_pairs
-from jurist.datasets.preference_shapes import NoMajority
+from jurist.datasets.pairwise.shapes import NoMajority
+from jurist.datasets.pairwise.tables import load_pairs
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label

@@ -159,7 +159,7 @@ def subeval_figures(scores: Any, summary: Mapping[str, Any]) -> list[Figure]:
     consistency and biases, and the response lengths per model.
 
     Args:
-        scores: The run's :class:`~jurist.report.pairwise.PairwiseScores` (``None`` when only
+        scores: The run's :class:`~jurist.tasks.pairwise.report.PairwiseScores` (``None`` when only
             the summary is known: the bias figures then carry no intervals).
         summary: The run's summary.
     """

@@ -15,14 +15,14 @@ from typing import Any
 
 import pandas as pd
 
-from jurist.datasets.pairwise import load_pairs
-from jurist.datasets.preference_shapes import NoMajority
+from jurist.datasets.pairwise.shapes import NoMajority
+from jurist.datasets.pairwise.tables import load_pairs
 from jurist.metrics.annotators import annotator_agreement
 from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.metrics.pairwise import gold_agreement, pair_verdicts
-from jurist.report.pairwise import PairsAgreement
-from jurist.signatures.pairwise import ChoiceRule, extract_choice
+from jurist.signatures.pairwise import ChoiceRule, PairwiseInputs, extract_choice
+from jurist.tasks.pairwise.report import PairsAgreement
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge
 
 __all__ = [
@@ -79,18 +79,14 @@ def judge_pairs(
     out = pairs.copy().reset_index(drop=True)
     texts: dict[str, list[str]] = {"12": [], "21": []}
     for row in out.itertuples(index=False):
-        for order, (first, second) in (
-            ("12", (row.response_1, row.response_2)),
-            ("21", (row.response_2, row.response_1)),
-        ):
-            result = judge(
-                question=row.question,
-                response_1=first,
-                response_2=second,
-                reference_answer=row.reference or "",
-                evaluating_guidance="",
-                num_options=num_options,
-            )
+        first = PairwiseInputs(
+            question=row.question,
+            response_1=row.response_1,
+            response_2=row.response_2,
+            reference_answer=row.reference or "",
+        )
+        for order, inputs in zip(ORDERS, (first, first.swapped()), strict=True):
+            result = judge(**inputs.as_inputs(), num_options=num_options)
             texts[order].append(result.to_text())
     for order in ("12", "21"):
         out[f"judgement_{order}"] = texts[order]
@@ -126,7 +122,7 @@ def judge_pairs_baseline(
         InputError: A source is not a valid pairs file.
     """
     if judge is None:
-        from jurist.programs.pairwise_baseline import PairwiseBaseline
+        from jurist.programs.pairwise.baseline import PairwiseBaseline
 
         judge = PairwiseBaseline()
     frames = [

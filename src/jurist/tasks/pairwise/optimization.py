@@ -19,16 +19,16 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.pairwise import load_pairs
+from jurist.datasets.pairwise.tables import load_pairs
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import accuracy
 from jurist.optimization import MetricResult, content_key
+from jurist.signatures.pairwise import INPUT_NAMES, PairwiseInputs
 from jurist.tasks.pairwise.lengths import word_count
 
 _MEANING = {"A": "1", "B": "2", "C": "tie", "D": "tie"}
 _SWAP = {"1": "2", "2": "1", "tie": "tie"}
-_INPUTS = ("question", "response_1", "response_2", "reference_answer", "evaluating_guidance")
 
 __all__ = ["METRIC_NAME", "example_score", "gold_examples"]
 
@@ -50,22 +50,21 @@ def gold_examples(path: str | Path, num_options: int) -> list[dspy.Example]:
         if row.label is None or (row.label == "tie" and num_options == 2):
             continue
         key = content_key(row.question, sorted([row.response_1, row.response_2]), row.reference)
-        for order, first, second, gold in (
-            ("12", row.response_1, row.response_2, row.label),
-            ("21", row.response_2, row.response_1, _SWAP[row.label]),
-        ):
+        first = PairwiseInputs(
+            question=row.question,
+            response_1=row.response_1,
+            response_2=row.response_2,
+            reference_answer=str(row.reference or ""),
+        )
+        for order, inputs, gold in (("12", first, row.label), ("21", first.swapped(), _SWAP[row.label])):
             example = dspy.Example(
-                question=row.question,
-                response_1=first,
-                response_2=second,
-                reference_answer=str(row.reference or ""),
-                evaluating_guidance="",
+                **inputs.as_inputs(),
                 gold_label=gold,
                 example_id=f"{row.id}|{order}",
                 example_key=key,
                 example_group=key,
             )
-            examples.append(example.with_inputs(*_INPUTS))
+            examples.append(example.with_inputs(*INPUT_NAMES))
     if not examples:
         usable = "'1' or '2'" if num_options == 2 else "'1', '2' or 'tie'"
         raise InputError(f"no pair carries a gold label ({usable})", path=file, field="label")

@@ -5,7 +5,7 @@ Two inputs are understood:
 - a **SubEval table** (``questions``/``question``, ``index``, ``evaluating_guidance``,
   ``task``, ``reference_answer``, ``answer-{model}`` columns): every model is compared with
   a reference model, or all pairs; a scored run holds SubEval's record table, log and win
-  tables (see :mod:`jurist.report.pairwise`);
+  tables (see :mod:`jurist.tasks.pairwise.report`);
 - a **pairs file** (``id``, ``question``, ``response_1``, ``response_2``, optional
   ``reference`` and gold ``label``; LLMBar's files too): every pair is judged in both
   orders; with gold labels a scored run holds the judge's agreement with them.
@@ -29,39 +29,39 @@ from typing import Any, Literal
 import pandas as pd
 
 from jurist.datasets.io import iter_records, sha256_file
-from jurist.datasets.pairwise import (
+from jurist.datasets.pairwise.shapes import NoMajority
+from jurist.datasets.pairwise.tables import (
     ANSWER_PREFIX,
     build_comparisons,
     load_pairs,
     load_subeval_table,
     subeval_models,
 )
-from jurist.datasets.preference_shapes import NoMajority
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.optimization import load_judge_program
-from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
-from jurist.programs.pairwise_baseline import PairwiseBaseline
-from jurist.report.pairwise import (
+from jurist.programs.pairwise.baseline import PairwiseBaseline
+from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
+from jurist.runner import MANIFEST, Item, iter_run_results
+from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice, PairwiseInputs
+from jurist.tasks._results import run_counts
+from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
+from jurist.tasks.pairwise.report import (
     PairsAgreement,
     PairwiseScores,
     pairs_agreement_markdown,
     pairwise_markdown,
     write_record_table,
 )
-from jurist.runner import MANIFEST, Item, iter_run_results
-from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice
-from jurist.tasks._results import run_counts
-from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, score_records, subeval_records
 
 TASK = "pairwise"
 
 
 def baseline_judge(num_options: int) -> Judge:
-    """The offline :class:`~jurist.programs.pairwise_baseline.PairwiseBaseline` as a runner judge."""
+    """The offline :class:`~jurist.programs.pairwise.baseline.PairwiseBaseline` as a runner judge."""
     baseline = PairwiseBaseline()
 
     def judge(**inputs: Any) -> PairwiseChoice:
@@ -139,7 +139,7 @@ def read_pairwise(
 ) -> PairwiseData:
     """Read a SubEval table (compared as the options say) or a pairs file (both orders).
 
-    A pairs file may be in any shape of :mod:`jurist.datasets.preference_shapes`; ``mapping``
+    A pairs file may be in any shape of :mod:`jurist.datasets.pairwise.shapes`; ``mapping``
     (``target=column`` entries) and ``split_vote`` are handed to
     :func:`~jurist.datasets.pairwise.load_pairs`. The data's ``selection`` records them, or the
     reference model and compared models, with ``num_options``.
@@ -153,31 +153,28 @@ def read_pairwise(
         for row in comparisons.itertuples(index=False):
             if row.exact_match:
                 continue
-            inputs = {
-                "question": row.question,
-                "response_1": row.answer1,
-                "response_2": row.answer2,
-                "reference_answer": str(row.reference_answer or ""),
-                "evaluating_guidance": str(row.evaluating_guidance or ""),
-            }
-            data.items.append(Item(id=row.cmp_index, inputs=inputs))
+            inputs = PairwiseInputs(
+                question=row.question,
+                response_1=row.answer1,
+                response_2=row.answer2,
+                reference_answer=str(row.reference_answer or ""),
+                evaluating_guidance=str(row.evaluating_guidance or ""),
+            )
+            data.items.append(Item(id=row.cmp_index, inputs=inputs.as_inputs()))
             data.rows.append(str(row.index))
         return data
     pairs = load_pairs(path, mapping=mapping, no_majority=split_vote)
     data = PairwiseData(path, "pairs", pairs, ["pairs"])
     data.selection = {"num_options": num_options, "map": list(mapping or []), "split_vote": split_vote}
     for row in pairs.itertuples(index=False):
-        common = {
-            "question": row.question,
-            "reference_answer": str(row.reference or ""),
-            "evaluating_guidance": "",
-        }
-        for order, first, second in zip(
-            ORDERS, (row.response_1, row.response_2), (row.response_2, row.response_1), strict=True
-        ):
-            data.items.append(
-                Item(id=f"{row.id}|{order}", inputs={**common, "response_1": first, "response_2": second})
-            )
+        first = PairwiseInputs(
+            question=row.question,
+            response_1=row.response_1,
+            response_2=row.response_2,
+            reference_answer=str(row.reference or ""),
+        )
+        for order, inputs in zip(ORDERS, (first, first.swapped()), strict=True):
+            data.items.append(Item(id=f"{row.id}|{order}", inputs=inputs.as_inputs()))
             data.rows.append(str(row.id))
     return data
 

@@ -4,7 +4,7 @@
   extraction, consistency, old- and new-version win rates with bootstrap intervals,
   length statistics and length bias.
 - :func:`judge_comparisons` runs a judge callable (e.g. the offline
-  :class:`~jurist.programs.pairwise_baseline.PairwiseBaseline`) over comparisons from
+  :class:`~jurist.programs.pairwise.baseline.PairwiseBaseline`) over comparisons from
   :func:`~jurist.datasets.pairwise.build_comparisons`, one after the other, and returns a
   SubEval record table. The judging loop with concurrency, caching and resume is the
   LLM path (``jurist judge pairwise``); this is the plain path for the baseline and tests.
@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from jurist.datasets.pairwise import RecordTable, read_record_table
+from jurist.datasets.pairwise.tables import RecordTable, read_record_table
 from jurist.errors import InputError
 from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.pairwise import (
@@ -31,9 +31,9 @@ from jurist.metrics.pairwise import (
     win_rates,
     win_rates_with_ties,
 )
-from jurist.report.pairwise import OtherReading, PairwiseScores
-from jurist.signatures.pairwise import Choice, ChoiceRule, PairwiseChoice
+from jurist.signatures.pairwise import Choice, ChoiceRule, PairwiseChoice, PairwiseInputs
 from jurist.tasks.pairwise.lengths import token_counter
+from jurist.tasks.pairwise.report import OtherReading, PairwiseScores
 
 __all__ = [
     "EXACT_MATCH",
@@ -342,14 +342,14 @@ def judge_comparisons(
         if bool(getattr(row, "exact_match", False)):
             texts.append(EXACT_MATCH)
             continue
-        result = judge(
+        inputs = PairwiseInputs(
             question=row.question,
             response_1=row.answer1,
             response_2=row.answer2,
             reference_answer=row.reference_answer or "",
             evaluating_guidance=row.evaluating_guidance or "",
-            num_options=num_options,
         )
+        result = judge(**inputs.as_inputs(), num_options=num_options)
         texts.append(result.to_text())
     columns = [
         c for c in ("cmp_index", "question", "answer1", "answer2", "A", "B") if c in comparisons.columns

@@ -16,16 +16,8 @@ from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.optimization import MetricResult
-from jurist.programs.pairwise import PairwiseJudgeProgram, choice_from_prediction
+from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
 from jurist.report.console import headline_line
-from jurist.report.pairwise import (
-    PairsAgreement,
-    PairwiseScores,
-    pairs_agreement_markdown,
-    pairwise_markdown,
-    write_pairs_agreement,
-    write_pairwise_scores,
-)
 from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import (
@@ -60,6 +52,14 @@ from jurist.tasks.pairwise.figures import PairwiseReview, with_agreement
 from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
 from jurist.tasks.pairwise.options import PairwiseGoldOptions, PairwiseOptions
 from jurist.tasks.pairwise.panel import SwapVerdicts
+from jurist.tasks.pairwise.report import (
+    PairsAgreement,
+    PairwiseScores,
+    pairs_agreement_markdown,
+    pairwise_markdown,
+    write_pairs_agreement,
+    write_pairwise_scores,
+)
 from jurist.tasks.pairwise.run import (
     PairwiseData,
     PairwiseRun,

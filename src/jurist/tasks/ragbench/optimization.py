@@ -31,7 +31,7 @@ from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.key_overlap import key_overlap
 from jurist.optimization import MetricResult, content_key
-from jurist.programs.ragbench import keyed_inputs
+from jurist.programs.ragbench.program import keyed_inputs
 
 __all__ = ["DEMO_THRESHOLD", "METRIC_NAME", "SUPPORT_WEIGHT", "example_score", "gold_examples"]
 

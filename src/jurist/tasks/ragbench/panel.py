@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jurist.programs.ragbench import keyed_inputs
+from jurist.programs.ragbench.program import keyed_inputs
 from jurist.signatures.ragbench import RagbenchLabels, SentenceSupport
 from jurist.tasks._item_labels import ItemLabels, Labels
 from jurist.tasks.ragbench.scoring import ragbench_output

@@ -20,8 +20,8 @@ from jurist.datasets.ragbench import RagbenchDataset, RagbenchRow, load_ragbench
 from jurist.datasets.samples import resolve_input
 from jurist.metrics.agreement import auroc, rmse
 from jurist.metrics.trace import Weighting, trace_scores_for_sentences
-from jurist.programs.ragbench import clean_labels, keyed_inputs
-from jurist.programs.ragbench_baseline import RagbenchBaseline
+from jurist.programs.ragbench.baseline import RagbenchBaseline
+from jurist.programs.ragbench.program import clean_labels, keyed_inputs
 from jurist.schemas import ItemResult
 from jurist.signatures.ragbench import RagbenchLabels
 

@@ -13,10 +13,9 @@ from pydantic import BaseModel
 from jurist.datasets.ragbench import load_ragbench
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.optimization import MetricResult
-from jurist.programs.ragbench import RagbenchJudge
+from jurist.programs.ragbench.program import RagbenchJudge
 from jurist.report.console import Headline
 from jurist.report.figures import Figure
-from jurist.report.ragbench import render_report
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
@@ -31,6 +30,7 @@ from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, optimization, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
 from jurist.tasks.ragbench.panel import SentenceLabels
+from jurist.tasks.ragbench.report import render_report
 
 
 class RagbenchTask(Task):

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from jurist.datasets.rgb import load_rgb_judgments
+from jurist.datasets.rgb.loader import load_rgb_judgments
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label

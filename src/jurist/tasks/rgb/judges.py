@@ -1,5 +1,5 @@
 """RGB's judges: the model under test (responder) and the Rej* / ED* judges (the suite's sets,
-noise rates and passage number are defined in :mod:`jurist.datasets.rgb_protocol`, exported here too).
+noise rates and passage number are defined in :mod:`jurist.datasets.rgb.protocol`, exported here too).
 
 - :func:`make_rgb_responder`: the model under test, offline (extractive) or the configured LM
   prompted as RGB prompts it;
@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from jurist.datasets.rgb import RGBPrompt
-from jurist.datasets.rgb_protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName
+from jurist.datasets.rgb.loader import RGBPrompt
+from jurist.datasets.rgb.protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName
 from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.optimization import load_judge_program, read_artifact
-from jurist.programs.rgb import (
+from jurist.programs.rgb.baseline import ExtractiveResponder, keyword_error_detection, keyword_rejection
+from jurist.programs.rgb.program import (
     ErrorDetectionJudge,
     RejectionJudge,
     RGBResponder,
@@ -28,7 +29,6 @@ from jurist.programs.rgb import (
     rejection_postprocess,
     responder_postprocess,
 )
-from jurist.programs.rgb_baseline import ExtractiveResponder, keyword_error_detection, keyword_rejection
 
 TASK = "rgb"
 JudgeKind = Literal["rejection", "error_detection"]

@@ -14,13 +14,13 @@ from pydantic import BaseModel
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.optimization import MetricResult
-from jurist.programs.rgb import (
+from jurist.programs.rgb.baseline import keyword_error_detection, keyword_rejection
+from jurist.programs.rgb.program import (
     ErrorDetectionJudge,
     RejectionJudge,
     error_detection_postprocess,
     rejection_postprocess,
 )
-from jurist.programs.rgb_baseline import keyword_error_detection, keyword_rejection
 from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results, run_lock
 from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task, write_exports

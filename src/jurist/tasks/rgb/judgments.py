@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from jurist.datasets.io import sha256_file
-from jurist.datasets.rgb import RGBJudgmentRow, load_rgb_judgments
+from jurist.datasets.rgb.loader import RGBJudgmentRow, load_rgb_judgments
 from jurist.datasets.samples import resolve_input
 from jurist.metrics.gold_agreement import accuracy, agreement_by_label, cohens_kappa, confusion_matrix
 from jurist.metrics.rgb import judged_rate

@@ -22,7 +22,7 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.rgb import load_rgb_judgments
+from jurist.datasets.rgb.loader import load_rgb_judgments
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.rgb import judgment_score

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jurist.datasets.rgb import LANGUAGES, RGB_SEED, Duplicates, Language
+from jurist.datasets.rgb.loader import LANGUAGES, RGB_SEED, Duplicates, Language
 from jurist.judges.config import JudgeConfig, load_config
 from jurist.metrics.rgb import AnswerCheck
 from jurist.tasks.rgb.judges import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from jurist.datasets.rgb import (
+from jurist.datasets.rgb.loader import (
     Language,
     RGBDataset,
     RGBKind,

@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from jurist.datasets.rgb import LANGUAGES, Language, RGBKind, rgb_file_name, rgb_set_of
+from jurist.datasets.rgb.loader import LANGUAGES, Language, RGBKind, rgb_file_name, rgb_set_of
 from jurist.errors import ConfigError, InputError
 from jurist.tasks.rgb.judges import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS
 from jurist.tasks.rgb.run import RGBSetting

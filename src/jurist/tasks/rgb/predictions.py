@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from jurist.datasets.rgb import (
+from jurist.datasets.rgb.loader import (
     JUDGED_FIELD,
     Duplicates,
     RGBPrediction,

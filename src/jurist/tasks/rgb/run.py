@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jurist.datasets.rgb import Language, RGBKind
+from jurist.datasets.rgb.loader import Language, RGBKind
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.rgb import (
     AnswerCheck,

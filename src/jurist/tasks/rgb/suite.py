@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from jurist.atomic import atomic_write_text, atomic_writer
-from jurist.datasets.rgb import check_preparation
+from jurist.datasets.rgb.loader import check_preparation
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.metrics.rgb import AnswerCheck
@@ -241,7 +241,7 @@ def combine_suite(
     """The suite of the finished runs of :func:`suite_recipe`: each setting's prediction file and
     ``scores.json``, then ``summary.json``, ``report.md`` and (with ``options.chart``, when a
     noise or integration set ran) ``accuracy_vs_noise.png`` in ``out``."""
-    from jurist.report.rgb import rgb_tables, write_accuracy_chart, write_rgb_report
+    from jurist.tasks.rgb.report import rgb_tables, write_accuracy_chart, write_rgb_report
 
     about: SuitePlan = recipe.about
     settings = about.settings

@@ -14,13 +14,13 @@ from pydantic import BaseModel
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.report.figures import Figure
-from jurist.report.rgb import render_rgb_report, render_rgb_scores
 from jurist.tasks._contract import JudgeRun, Recipe, Scores, Task
 from jurist.tasks.rgb.figures import predictions_figures, suite_figures
 from jurist.tasks.rgb.judges import RGB_JUDGE_TASKS
 from jurist.tasks.rgb.judgment_tasks import RGBErrorDetectionTask, RGBJudgmentTask, RGBRejectionTask
 from jurist.tasks.rgb.options import RGBOptions
 from jurist.tasks.rgb.predictions import score_rgb_predictions
+from jurist.tasks.rgb.report import render_rgb_report, render_rgb_scores
 
 if TYPE_CHECKING:
     from jurist.tasks.rgb.suite import RGBSuiteRun

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from jurist.metrics.heritage_ner import prf
+from jurist.metrics.heritage.ner import prf
 
 __all__ = [
     "cross_kb_consistency",

@@ -1,6 +1,6 @@
 """Custodian type classification metrics: accuracy, per-class and averaged F1, confusions, hierarchy.
 
-Labels are GLAMORCUBESFIXPHDNT letters (:mod:`jurist.metrics.heritage_taxonomy`), but
+Labels are GLAMORCUBESFIXPHDNT letters (:mod:`jurist.metrics.heritage.taxonomy`), but
 every function except the hierarchical one works for any string labels.
 
 On the label set of the averages: by default the macro average runs over the labels
@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jurist.metrics.heritage_ner import prf
-from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPES, TYPE_HIERARCHY
+from jurist.metrics.heritage.ner import prf
+from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPES, TYPE_HIERARCHY
 
 __all__ = [
     "classification_example_score",

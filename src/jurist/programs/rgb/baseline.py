@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from jurist.metrics.rgb import detect_factual_error, detect_rejection
-from jurist.programs.rgb import responder_output
+from jurist.programs.rgb.program import responder_output
 from jurist.signatures.rgb import ErrorDetectionVerdict, RejectionVerdict
 
 MIN_SCORE = 0.5

@@ -13,7 +13,7 @@ from typing import Any
 import dspy
 
 from jurist.judges.judge import OutputError
-from jurist.signatures.pairwise import PairwiseChoice, option_letters, pairwise_signature
+from jurist.signatures.pairwise import PairwiseChoice, PairwiseInputs, option_letters, pairwise_signature
 
 
 class PairwiseJudgeProgram(dspy.Module):
@@ -24,37 +24,13 @@ class PairwiseJudgeProgram(dspy.Module):
         self.num_options = num_options
         self.choose = dspy.Predict(pairwise_signature(num_options))
 
-    def forward(
-        self,
-        question: str,
-        response_1: str,
-        response_2: str,
-        reference_answer: str = "",
-        evaluating_guidance: str = "",
-    ) -> dspy.Prediction:
-        return self.choose(
-            question=question,
-            response_1=response_1,
-            response_2=response_2,
-            reference_answer=reference_answer,
-            evaluating_guidance=evaluating_guidance,
-        )
+    def forward(self, **inputs: str) -> dspy.Prediction:
+        """Judge one ordered comparison given as the keyword fields of :class:`PairwiseInputs`."""
+        return self.choose(**PairwiseInputs(**inputs).as_inputs())
 
-    async def aforward(
-        self,
-        question: str,
-        response_1: str,
-        response_2: str,
-        reference_answer: str = "",
-        evaluating_guidance: str = "",
-    ) -> dspy.Prediction:
-        return await self.choose.acall(
-            question=question,
-            response_1=response_1,
-            response_2=response_2,
-            reference_answer=reference_answer,
-            evaluating_guidance=evaluating_guidance,
-        )
+    async def aforward(self, **inputs: str) -> dspy.Prediction:
+        """:meth:`forward` without blocking the event loop."""
+        return await self.choose.acall(**PairwiseInputs(**inputs).as_inputs())
 
 
 def choice_from_prediction(prediction: Any, num_options: int) -> PairwiseChoice:

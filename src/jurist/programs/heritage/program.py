@@ -3,14 +3,14 @@
 Each task is a small ``dspy.Module`` that can be run, optimized and saved on its own:
 
 - :class:`HeritageEntityExtractor` (``text``) -> :class:`EntityExtraction` via
-  :func:`anchor_entities`; per-example metric ``metrics.heritage_ner.entity_example_f1``.
+  :func:`anchor_entities`; per-example metric ``metrics.heritage.ner.entity_example_f1``.
 - :class:`HeritageTypeClassifier` (``text``) -> :class:`CustodianTypeLabel` via
   :func:`classification_output`; metric
-  ``metrics.heritage_classification.classification_example_score``.
+  ``metrics.heritage.classification.classification_example_score``.
 - :class:`HeritageEntityLinker` (``mention``, ``context``) -> :class:`LinkDecision` via
-  :func:`linking_output`; metric ``metrics.heritage_linking.linking_example_score``.
+  :func:`linking_output`; metric ``metrics.heritage.linking.linking_example_score``.
 - :class:`HeritageQuestionAnswerer` (``question``, ``context``) -> :class:`QAAnswer` via
-  :func:`qa_output`; metric ``metrics.heritage_qa.qa_example_score``.
+  :func:`qa_output`; metric ``metrics.heritage.qa.qa_example_score``.
 
 :class:`HeritageProgram` runs them together over one gold text (what ``jurist judge
 heritage`` calls). LLM offsets are not trusted: :func:`anchor_entities` keeps a span only
@@ -29,8 +29,8 @@ import dspy
 from pydantic import ValidationError
 
 from jurist.judges.judge import OutputError
-from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPES, ENTITY_LABEL_DESCRIPTIONS, ENTITY_LABELS
-from jurist.programs.heritage_baseline import FuzzyLinker
+from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPES, ENTITY_LABEL_DESCRIPTIONS, ENTITY_LABELS
+from jurist.programs.heritage.baseline import FuzzyLinker
 from jurist.signatures.heritage import (
     CustodianTypeClassification,
     CustodianTypeLabel,
@@ -325,7 +325,7 @@ class HeritageTypeClassifier(dspy.Module):
 class HeritageEntityLinker(dspy.Module):
     """Ranks knowledge-base candidates for a mention, or answers NIL.
 
-    Candidates come from a :class:`~jurist.programs.heritage_baseline.FuzzyLinker` (ISIL
+    Candidates come from a :class:`~jurist.programs.heritage.baseline.FuzzyLinker` (ISIL
     evidence, exact and fuzzy names); the LM only chooses among them. The returned
     prediction is a new one that also carries the offered ``candidates`` for
     :func:`linking_output`; the predictor's own prediction, which DSPy keeps in its trace

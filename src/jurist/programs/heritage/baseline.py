@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.datasets.heritage_kb import KnowledgeBase
+from jurist.datasets.heritage.kb import KnowledgeBase
 from jurist.errors import JuristError, install_hint
-from jurist.metrics.heritage_taxonomy import CUSTODIAN_TYPES, ENTITY_LABELS, CustodianType
+from jurist.metrics.heritage.taxonomy import CUSTODIAN_TYPES, ENTITY_LABELS, CustodianType
 from jurist.sentences import split_sentences
 from jurist.signatures.heritage import (
     CustodianTypeLabel,

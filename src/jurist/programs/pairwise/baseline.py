@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from jurist.signatures.pairwise import PairwiseChoice, option_letters
+from jurist.signatures.pairwise import PairwiseChoice, PairwiseInputs, option_letters
 
 __all__ = ["GOOD_MIN_COVERAGE", "TIE_MARGIN", "PairwiseBaseline", "ResponseScore", "content_word_counts"]
 
@@ -117,53 +117,39 @@ class PairwiseBaseline:
         self.good_min_coverage = good_min_coverage
         self.tie_margin = tie_margin
 
-    def scores(
-        self,
-        *,
-        question: str,
-        response_1: str,
-        response_2: str,
-        reference_answer: str = "",
-        evaluating_guidance: str = "",
-    ) -> tuple[ResponseScore, ResponseScore, str]:
+    def scores(self, inputs: PairwiseInputs) -> tuple[ResponseScore, ResponseScore, str]:
         """Both responses' scores and what they were compared with (``"reference answer"`` or
         ``"question and guidance"``)."""
-        if reference_answer.strip():
-            target, against = content_word_counts(reference_answer), "reference answer"
+        if inputs.reference_answer.strip():
+            target, against = content_word_counts(inputs.reference_answer), "reference answer"
         else:
             target, against = (
-                content_word_counts(f"{question}\n{evaluating_guidance}"),
+                content_word_counts(f"{inputs.question}\n{inputs.evaluating_guidance}"),
                 "question and guidance",
             )
         return (
-            _score(content_word_counts(response_1), target),
-            _score(content_word_counts(response_2), target),
+            _score(content_word_counts(inputs.response_1), target),
+            _score(content_word_counts(inputs.response_2), target),
             against,
         )
 
-    def __call__(
-        self,
-        *,
-        question: str,
-        response_1: str,
-        response_2: str,
-        reference_answer: str = "",
-        evaluating_guidance: str = "",
-        num_options: int = 2,
-    ) -> PairwiseChoice:
+    def __call__(self, *, num_options: int = 2, **inputs: str) -> PairwiseChoice:
+        """Judge one ordered comparison given as the keyword fields of :class:`PairwiseInputs`
+        (see the module docstring for the rule).
+
+        Raises:
+            ValueError: If ``num_options`` is not 2, 3 or 4.
+        """
+        return self.judge(PairwiseInputs(**inputs), num_options)
+
+    def judge(self, inputs: PairwiseInputs, num_options: int = 2) -> PairwiseChoice:
         """Judge one ordered comparison (see the module docstring for the rule).
 
         Raises:
             ValueError: If ``num_options`` is not 2, 3 or 4.
         """
         option_letters(num_options)
-        first, second, against = self.scores(
-            question=question,
-            response_1=response_1,
-            response_2=response_2,
-            reference_answer=reference_answer,
-            evaluating_guidance=evaluating_guidance,
-        )
+        first, second, against = self.scores(inputs)
         good_1 = first.coverage >= self.good_min_coverage
         good_2 = second.coverage >= self.good_min_coverage
         ranked = (first.coverage, first.cosine) >= (second.coverage, second.cosine)

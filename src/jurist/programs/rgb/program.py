@@ -19,7 +19,7 @@ from typing import Any
 
 import dspy
 
-from jurist.datasets.rgb import RGBPrompt
+from jurist.datasets.rgb.loader import RGBPrompt
 from jurist.judges.judge import OutputError
 from jurist.metrics.rgb import rgb_labels
 from jurist.signatures.rgb import (

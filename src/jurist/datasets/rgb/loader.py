@@ -58,7 +58,7 @@ from jurist.datasets.io import (
     read_text,
     sha256_file,
 )
-from jurist.datasets.rgb_protocol import RGB_SEED
+from jurist.datasets.rgb.protocol import RGB_SEED
 from jurist.errors import ConfigError, InputError
 from jurist.safe_load import JSONLimitError, load_yaml, loads_json, quote
 

@@ -2,7 +2,7 @@
 the noise rates of its tables, the passages per question and the seed.
 
 Plain values with no imports, so ``jurist rgb run --help`` shows them as defaults without
-loading the loaders; :mod:`jurist.datasets.rgb` and :mod:`jurist.tasks.rgb` use the same ones.
+loading the loaders; :mod:`jurist.datasets.rgb.loader` and :mod:`jurist.tasks.rgb` use the same ones.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text
-from jurist.datasets.pairwise import COMPARISON_COLUMNS
+from jurist.datasets.pairwise.tables import COMPARISON_COLUMNS
 from jurist.errors import install_hint
 from jurist.metrics.choice_readings import RULE_NAMES, ChoiceReadings
 from jurist.metrics.pairwise import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows

@@ -28,10 +28,10 @@ fraction) is about 0.63: a floor for LLM judges to beat, not a judge to trust.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from jurist.programs._lexical import content_words
 from jurist.sentences import KeyedSentence, key_documents, key_response
 from jurist.signatures.ragbench import RagbenchLabels, SentenceSupport
 
@@ -40,7 +40,6 @@ __all__ = [
     "RELEVANCE_MIN_QUESTION_OVERLAP",
     "SUPPORT_MIN_OVERLAP",
     "RagbenchBaseline",
-    "content_words",
 ]
 
 SUPPORT_MIN_OVERLAP = 0.3
@@ -55,52 +54,6 @@ this share of its content words; the rest is room for connectives, hedges ("sugg
 
 RELEVANCE_MIN_QUESTION_OVERLAP = 0.5
 """A document sentence is relevant if it holds at least half of the question's content words."""
-
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+")
-
-_STOPWORD_TEXT = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing done down during each
-    either few for from further had has have having he her here hers herself him himself his
-    how however i if in into is it its itself just least less may me might more most much must
-    my myself neither no nor not now of off on once only or other our ours ourselves out over
-    own per same shall she should so some such than that the their theirs them themselves then
-    there these they this those through thus to too under until up upon us very via was we were
-    what when where whether which while who whom whose why will with within without would yet you
-    your yours yourself yourselves based according provided context document documents passage
-    title mentioned given information
-    """
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-
-
-def _fold(token: str) -> str:
-    """Fold a plural to its singular with two suffix rules; leave other tokens unchanged."""
-    if len(token) > 4 and token.endswith("ies"):
-        return token[:-3] + "y"
-    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    return token
-
-
-def content_words(text: str) -> frozenset[str]:
-    """Return the content words of a text, as the baseline compares them.
-
-    Lowercase; tokens are numbers (``10,009`` and ``3.5`` stay whole) and runs of letters or
-    digits; stopwords (including RAG boilerplate such as "context", "passage", "title") and
-    single letters are dropped; plurals are folded (``studies -> study``, ``cells -> cell``).
-
-    Args:
-        text: Any text.
-
-    Returns:
-        The set of content words.
-
-    Examples:
-        >>> sorted(content_words("The T-cell counts of 10,009 patients."))
-        ['10,009', 'cell', 'count', 'patient']
-    """
-    words = (_fold(token) for token in _TOKEN.findall(text.lower()) if token not in _STOPWORDS)
-    return frozenset(word for word in words if word not in _STOPWORDS and (len(word) > 1 or word.isdigit()))
 
 
 @dataclass(frozen=True)

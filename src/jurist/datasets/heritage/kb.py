@@ -97,7 +97,7 @@ class KnowledgeBase:
         return self.entries[kb_id] if kb_id else None
 
     def isil_by_wikidata(self) -> dict[str, tuple[str, ...]]:
-        """``{kb_id: ISIL codes}``, for :func:`jurist.metrics.heritage_linking.cross_kb_consistency`."""
+        """``{kb_id: ISIL codes}``, for :func:`jurist.metrics.heritage.linking.cross_kb_consistency`."""
         return {entry.kb_id: entry.isil for entry in self.entries.values()}
 
 

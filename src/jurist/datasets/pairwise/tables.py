@@ -31,7 +31,7 @@ from typing import Any, TypeAlias
 import pandas as pd
 
 from jurist.datasets.io import cell_text, check_file, is_missing, iter_records, normalise_id, read_text
-from jurist.datasets.preference_shapes import (
+from jurist.datasets.pairwise.shapes import (
     DetectedShape,
     NoMajority,
     detect_shape,
@@ -406,7 +406,7 @@ def load_pairs(
     mapping: Mapping[str, str] | Sequence[str] | None = None,
     no_majority: NoMajority = "tie",
 ) -> pd.DataFrame:
-    """Read preference pairs in any shape of :mod:`jurist.datasets.preference_shapes`.
+    """Read preference pairs in any shape of :mod:`jurist.datasets.pairwise.shapes`.
 
     The shape is recognised from the columns (LLMBar, AlpacaEval annotations, MT-Bench human
     judgments, Chatbot Arena, Alpaca-style pairs, jurist pairs; several annotators' label

@@ -28,11 +28,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from jurist.datasets.conll import TagDecoding, is_token_tag_file, token_tag_records
+from jurist.datasets.heritage.conll import TagDecoding, is_token_tag_file, token_tag_records
 from jurist.datasets.io import iter_records, normalise_id, sha256_file
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.metrics.heritage_taxonomy import CustodianType
+from jurist.metrics.heritage.taxonomy import CustodianType
 from jurist.safe_load import quote
 
 __all__ = [
@@ -257,7 +257,7 @@ def load_heritage_gold(
     or a token-tag file).
 
     A file ending in ``.conll``, ``.bio``, ``.iob``, ``.iob1``, ``.iob2``, ``.iobes`` or
-    ``.bilou`` is a token-tag file (:mod:`jurist.datasets.conll`): each sentence becomes an
+    ``.bilou`` is a token-tag file (:mod:`jurist.datasets.heritage.conll`): each sentence becomes an
     entry ``s1``, ``s2``, ... with NER gold only, its text the tokens joined by spaces and
     its spans decoded by ``tags`` (default: seqeval's lenient decoding).
 

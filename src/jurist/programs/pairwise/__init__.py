@@ -1,0 +1,2 @@
+"""The pairwise task's judges: the LLM program (``program``) and the offline baseline
+with the same output (``baseline``)."""

@@ -1,0 +1,2 @@
+"""The ragbench task's judges: the LLM program (``program``) and the offline baseline
+with the same output (``baseline``)."""
