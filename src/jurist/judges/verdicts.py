@@ -35,7 +35,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
 from importlib import metadata
 from pathlib import Path
@@ -115,16 +115,21 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def encode(output: dict[str, Any], calls: list[LMCall]) -> tuple[str, dict[str, str]]:
+def encode(
+    output: dict[str, Any], calls: list[LMCall], known: Container[str] = ()
+) -> tuple[str, dict[str, str]]:
     """The stored form of an accepted judgment (redacted): its output and its calls' replies
-    and messages, each message as its role and the SHA-256 of its text; and the texts by hash."""
+    and messages, each message as its role and the SHA-256 of its text; and the texts by hash
+    (redacted), but for those whose hash is in ``known`` (stored already: the system message
+    every item shares is redacted once, not once per item)."""
     texts: dict[str, str] = {}
     stored = []
     for call in calls:
         messages = []
         for message in call.messages:
             digest = _digest(message.content)
-            texts[digest] = message.content
+            if digest not in known:
+                texts[digest] = message.content
             messages.append([message.role, digest])
         stored.append({"messages": messages, "replies": call.replies})
     entry = {"layout": LAYOUT, "output": output, "calls": stored}
@@ -259,13 +264,10 @@ class VerdictCache:
         if db is None:
             return
         try:
-            entry, texts = encode(output, calls)
+            entry, texts = encode(output, calls, self._texts)
             for digest, text in texts.items():
-                if digest not in self._texts:
-                    db.execute(
-                        "INSERT OR REPLACE INTO messages (sha256, content) VALUES (?, ?)", (digest, text)
-                    )
-                    self._remember(digest, text)
+                db.execute("INSERT OR REPLACE INTO messages (sha256, content) VALUES (?, ?)", (digest, text))
+                self._remember(digest, text)
             db.execute("INSERT OR REPLACE INTO verdicts (key, entry) VALUES (?, ?)", (key, entry))
         except (sqlite3.Error, TypeError, ValueError) as exc:
             logger.debug("could not write a verdict to %s: %s", self.path, exc)
