@@ -2,7 +2,7 @@
 
 Runs each command as users do, the console script in a fresh process, ``--repeat`` times,
 and prints the median and the fastest wall time and the median peak resident set size (the
-process's own ``ru_maxrss``, read with ``os.wait4``) next to issue #15's targets (0.3 s and
+process's own ``ru_maxrss``, read with ``os.wait4``) next to its targets (0.3 s and
 60 MB for ``--help`` and ``gate``) and next to two references: ``python -c pass`` (the
 interpreter alone) and ``python -c "import typer"`` (the CLI framework alone).
 

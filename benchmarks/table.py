@@ -1,4 +1,4 @@
-"""Issue #15's performance table, measured: every figure beside its reference, its target and
+"""The performance table, measured: every figure beside its reference, its target and
 whether it is met.
 
 Runs the other benchmark scripts, each in its own process with ``--json``, then prints one
