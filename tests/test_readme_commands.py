@@ -18,4 +18,4 @@ def test_ci_runs_the_readme_test_command() -> None:
         if line.strip() and not line.startswith(("#", "set ", "cd "))
     ]
     assert ci_lines == [test_command]
-    assert test_command.endswith("pytest -q") and "JURIST_REQUIRE_BROWSER=1" in test_command
+    assert test_command.endswith("pytest -q -n 2") and "JURIST_REQUIRE_BROWSER=1" in test_command
