@@ -16,13 +16,14 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from jurist.errors import ConfigError, RunDirectoryError
+from jurist.runner import Item
 from jurist.tasks._contract import JudgeBy, JudgeRun, Recipe, Task
 from jurist.tasks._selection import SELECTED, Selection, blank_warning, judged_description
 
@@ -105,21 +106,35 @@ def run_judgment(
     effective = effective_config(judge, config)
     identity = task.run_identity(dataset, options)
     description = {**dataset.describe(), **identity}
-    items = list(task.items(dataset, options))
-    if select is not None:
-        items = select.choose(task, dataset, options, items)
-    if only is not None:
-        wanted = set(only)
-        items = [item for item in items if item.id in wanted]
-    total = len(items)
-    description = judged_description(description, items, select, task.optional_inputs)
+
+    def judged_items() -> Iterator[Item]:
+        """The items judged, made afresh on each call (the same each time: a sample is seeded),
+        so they are streamed to the runner rather than held beside the dataset."""
+        items: Iterable[Item] = task.items(dataset, options)
+        if select is not None:
+            items = select.choose(task, dataset, options, list(items))
+        if only is not None:
+            wanted = set(only)
+            items = (item for item in items if item.id in wanted)
+        yield from items
+
+    total = 0
+
+    def counted(items: Iterator[Item]) -> Iterator[Item]:
+        nonlocal total
+        for item in items:
+            total += 1
+            yield item
+
+    # A first pass counts the items and their blank inputs before anything is judged.
+    description = judged_description(description, counted(judged_items()), select, task.optional_inputs)
     blanks = description.get("blank_inputs") or {}
     _warn_once(blank_warning(blanks), (str(description.get("sha256")), repr(select), repr(blanks)))
     # One lock over judging and the exports: no other process writes between them.
     with run_lock(out):
         _check_identity(Path(out), task.name, identity, description.get(SELECTED))
         done = run_items(
-            items,
+            judged_items(),
             judge,
             out,
             task=task.name,

@@ -641,11 +641,12 @@ def calls_text(usage: Mapping[str, Any], now: Any = None) -> str:
     )
 
 
-def one_run(task: Task, run: str | Path | list[Path]) -> Path:
-    """The one run a task that scores a run at a time is given (a list must hold one)."""
+def one_run(task: Task, run: str | Path | list[Path], what: str = "run") -> Path:
+    """The one run (or other ``what``) a task that scores one at a time is given (a list must
+    hold one)."""
     if isinstance(run, list):
         if len(run) != 1:
-            raise ConfigError(f"task {task.name!r} scores one run at a time", field="run")
+            raise ConfigError(f"task {task.name!r} scores one {what} at a time", field="run")
         run = run[0]
     return Path(run)
 

@@ -127,7 +127,7 @@ def blank_warning(counts: Mapping[str, int]) -> str | None:
 
 def judged_description(
     description: Mapping[str, Any],
-    items: Sequence[Item],
+    items: Iterable[Item],
     select: Selection | None,
     optional: Collection[str] = (),
 ) -> dict[str, Any]:

@@ -24,8 +24,8 @@ from jurist.tasks._contract import (
     JudgeBy,
     JudgeRun,
     Scores,
-    Task,
     json_ready,
+    one_run,
     write_exports,
 )
 from jurist.tasks._results import run_info
@@ -143,14 +143,6 @@ def _alpaca(
     if write and path.is_dir():
         write_alpaca(result, path)
     return scores
-
-
-def _one(task: Task, run: str | Path | list[Path]) -> Path:
-    if isinstance(run, list):
-        if len(run) != 1:
-            raise ConfigError(f"task {task.name!r} scores one record file or run at a time", field="run")
-        run = run[0]
-    return Path(run)
 
 
 class PairwiseTask(PairwiseReview):
@@ -273,7 +265,7 @@ class PairwiseTask(PairwiseReview):
         table is then built again from the run's recorded judgements.
         """
         assert isinstance(options, PairwiseOptions)
-        path = _one(self, run)
+        path = one_run(self, run, "record file or run")
         targets = [options.out] if options.out is not None else []
         files = alpaca_source(path)
         if files is not None:
@@ -459,7 +451,7 @@ class PairwiseGoldTask(PairwiseReview):
         paths = [Path(p) for p in run] if isinstance(run, list) else [Path(run)]
         if not any(path.is_dir() for path in paths):
             return self._agreement(paths, options)
-        path = _one(self, paths)
+        path = one_run(self, paths, "record file or run")
         rescored = rescore_run(
             path,
             data=gold,
