@@ -142,13 +142,14 @@ def test_judging_refuses_a_cascade_the_task_cannot_run_before_any_call(tmp_path)
     assert "let `jurist calibrate" in caught.value.reason
     assert not (tmp_path / "run").exists()
 
-    # A label task gives no confidence: a model stage before the last cannot send items on.
+    # A label task states no confidence, and its judge asks for no log-probabilities: a model
+    # stage before the last cannot send items on.
     labels = write_task(tmp_path, LABEL_TASK, "topics")
     sure = write(
         tmp_path / "sure.yaml",
         cascade.read_text().replace("openai/small,", "openai/small, escalate_below: 0.8,"),
     )
-    with pytest.raises(ConfigError, match="gives none"):
+    with pytest.raises(ConfigError, match="states none and .* asks for no log-probabilities"):
         verbs.judge(labels, data, sure, out=tmp_path / "run", progress=False)
     with pytest.raises(ConfigError, match="not repeated"):
         verbs.judge(task, data, sure, out=tmp_path / "run", progress=False, repeats=2)

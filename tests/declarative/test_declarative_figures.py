@@ -47,10 +47,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
 
 def test_review_follows_the_output_kind(runs) -> None:
     expected = {
-        "mt-bench-grader": ("verdict", LabelSpec("score", low=1, high=10), None),
+        # Every kind but a set of labels has a confidence: stated, or weighed (logprobs: true).
+        "mt-bench-grader": ("verdict", LabelSpec("score", low=1, high=10), "confidence"),
         "context-faithfulness": ("verdict", LabelSpec("bool"), "confidence"),
-        "llmbar-pairwise": ("winner", LabelSpec("choice", ("A", "B", "tie")), None),
-        "heritage-custodian-type": ("verdict", LabelSpec("choice", tuple("GLAMORCUBESFIXPHDNT")), None),
+        "llmbar-pairwise": ("winner", LabelSpec("choice", ("A", "B", "tie")), "confidence"),
+        "heritage-custodian-type": ("verdict", LabelSpec("choice", tuple("GLAMORCUBESFIXPHDNT")), "confidence"),
     }
     for name, (task, options, run) in runs.items():
         review = task.review(options)

@@ -165,6 +165,16 @@ class JudgeConfig(BaseModel):
     cache: bool = True
     """Whether to read and write the response cache."""
 
+    logprobs: bool = False
+    """Ask the provider for the log-probabilities of the reply's tokens and weigh the verdict
+    by them (a task whose judge can be weighed: a YAML task's label, yes/no, score or
+    pairwise verdict): the probability of each allowed verdict becomes the item's confidence,
+    and a score's expected value is kept beside the sampled one (``docs/logprobs.md``)."""
+
+    top_logprobs: int = Field(default=5, ge=1, le=20)
+    """With :attr:`logprobs`: how many alternatives of each token the provider returns (the
+    verdicts outside them count as improbable)."""
+
     adapter: Literal["chat", "json"] = "chat"
     """How DSPy formats prompts and parses answers: ``chat`` (field markers, with one JSON
     fallback) or ``json`` (the answer is a JSON object)."""
@@ -249,6 +259,8 @@ class JudgeConfig(BaseModel):
         answer_fields = {"model", "temperature", "max_tokens", "api_base", "adapter", "program"}
         data = self.model_dump(mode="json", include=answer_fields)
         data["api_base"] = self.api_base_url  # credentials in the URL do not change answers
+        if self.logprobs:  # only when asked: a config without them keeps its fingerprint
+            data["logprobs"] = self.top_logprobs
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -47,7 +47,7 @@ from jurist.judges.lm import (
     metering,
     with_rollout,
 )
-from jurist.judges.retry import provider_problem, provider_retrying
+from jurist.judges.retry import provider_problem, provider_retrying, refused_logprobs
 from jurist.judges.verdicts import VerdictCache, verdict_cache, verdict_key, verdict_prefix
 from jurist.redaction import redact
 from jurist.schemas import LMCall, Usage
@@ -221,6 +221,12 @@ class LLMJudge:
         how it reads an answer); ``None`` (the default) keeps no finished verdicts
         (:mod:`jurist.judges.verdicts`). Set by the task that builds the judge."""
         self._verdicts: tuple[str, bytes, VerdictCache] | None = None
+        self.weigh: Callable[[dict[str, Any], Any], dict[str, Any]] | None = None
+        """With ``logprobs: true`` in the config: how the task weighs an accepted output by the
+        reply's log-probabilities (the output, and the prediction's ``logprobs``, ``None`` when
+        the provider returned none), giving the output to keep; ``None`` (the default) keeps
+        outputs as ``postprocess`` gave them. Set by the task that builds the judge
+        (:mod:`jurist.judges.logprobs`)."""
 
     def fingerprint(self) -> str:
         state = json.dumps(self.program.dump_state(), sort_keys=True, default=str)
@@ -293,6 +299,8 @@ class LLMJudge:
                     invalid = isinstance(exc, InvalidVerdictError)
                 except Exception as exc:  # provider failure after retries, or a program bug
                     problem = provider_problem(exc)
+                    if problem is None and self.config.logprobs:
+                        problem = refused_logprobs(exc)
                     if problem is not None:
                         fatal = fatal_provider_error(self.config, problem)
                         fatal.usage = meter.usage()  # the item is not recorded: the runner counts these
@@ -301,6 +309,8 @@ class LLMJudge:
                 else:
                     try:
                         output = _as_dict(self.postprocess(prediction, inputs))
+                        if self.weigh is not None and self.config.logprobs:
+                            output = self.weigh(output, getattr(prediction, "logprobs", None))
                     except (ValueError, ValidationError) as exc:  # OutputError is a ValueError
                         last, invalid = exc, True
                     else:

@@ -843,6 +843,7 @@ _WHAT = {
     "tls": "the TLS handshake with the server failed",
     "provider": "the model's provider is unknown (nothing was sent)",
     "billing": "the provider refused the account: quota or credit used up, or billing limit reached",
+    "logprobs": "the provider refused to return log-probabilities (logprobs: true)",
 }
 
 
@@ -873,6 +874,8 @@ def fatal_provider_error(config: JudgeConfig, problem: ProviderProblem) -> Fatal
         "anthropic/ or gemini/ (an OpenAI-compatible server takes openai/ and api_base)",
         "billing": "add credit or raise the spending limit in the provider's billing settings, or use "
         "another key; retrying will not help",
+        "logprobs": "set logprobs: false, or use a model that returns them "
+        f"(top_logprobs is {config.top_logprobs}; some providers allow fewer)",
     }[problem.kind]
     detail = _redact(problem.detail.replace("\n", " "), config)
     if len(detail) > 200:
@@ -942,6 +945,8 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
     kwargs.update(auth)
     if key:
         kwargs["api_key"] = key
+    if config.logprobs:
+        kwargs.update(logprobs=True, top_logprobs=config.top_logprobs)
     salt = cache_salt(config) + (_repeat.get() - 1) * REPEAT_SALT_STRIDE
     if salt:
         kwargs["rollout_id"] = salt

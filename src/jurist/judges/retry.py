@@ -37,7 +37,16 @@ from dspy.utils.exceptions import (
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 ProblemKind = Literal[
-    "auth", "permission", "model", "provider", "billing", "missing_key", "bad_url", "unreachable", "tls"
+    "auth",
+    "permission",
+    "model",
+    "provider",
+    "billing",
+    "missing_key",
+    "bad_url",
+    "unreachable",
+    "tls",
+    "logprobs",
 ]
 
 NOT_SENT: frozenset[ProblemKind] = frozenset({"missing_key", "bad_url", "unreachable", "tls", "provider"})
@@ -97,7 +106,9 @@ class ProviderProblem:
             credit used up, billing limit reached: 402, or a billing code such as
             ``insufficient_quota`` even on a 429), ``missing_key``, ``bad_url`` (not a URL,
             or its host does not resolve), ``unreachable`` (connection refused), ``tls``
-            (the TLS handshake failed, e.g. ``https://`` to a plain-HTTP server).
+            (the TLS handshake failed, e.g. ``https://`` to a plain-HTTP server), ``logprobs``
+            (a request that asked for log-probabilities was refused for them:
+            :func:`refused_logprobs`).
         detail: The first line of the most specific error message in the chain.
     """
 
@@ -218,6 +229,32 @@ def provider_problem(exc: BaseException) -> ProviderProblem | None:
         return ProviderProblem("auth", detail(*_AUTH_NAMES))
     if 404 in statuses or isinstance(exc, LMUnsupportedModelError) or names & _MODEL_NAMES:
         return ProviderProblem("model", detail(*_MODEL_NAMES, "InvalidRequestError"))
+    return None
+
+
+_LOGPROBS_TEXT = re.compile(r"log[-_ ]?prob", re.I)
+_REFUSED_PARAMETER_NAMES = {"UnsupportedParamsError", "BadRequestError", "LMBadRequestError"}
+
+
+def refused_logprobs(exc: BaseException) -> ProviderProblem | None:
+    """For a call that asked for log-probabilities: the refusal of that parameter ``exc``
+    shows, or ``None``.
+
+    A refusal is an invalid-request answer (HTTP 400 or 422, or the client's own refusal of
+    a parameter the provider does not take, such as LiteLLM's ``UnsupportedParamsError``)
+    whose error names the parameter (its ``param``, or its message mentions log-probs).
+    Retrying the same request cannot help, so the run stops at the first such answer.
+    """
+    chain = list(_chain(exc))
+    refused = any(_status(link) in (400, 422) or _names(link) & _REFUSED_PARAMETER_NAMES for link in chain)
+    if not refused:
+        return None
+    for link in reversed(chain):
+        body = getattr(link, "body", None)
+        error = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), dict) else body
+        param = error.get("param") if isinstance(error, dict) else getattr(link, "param", None)
+        if (isinstance(param, str) and _LOGPROBS_TEXT.search(param)) or _LOGPROBS_TEXT.search(str(link)):
+            return ProviderProblem("logprobs", _first_line(link))
     return None
 
 

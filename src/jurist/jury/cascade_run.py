@@ -85,6 +85,26 @@ def check_cascade(
                 line=stage.line,
                 field=f"{stage.field}.escalate_below",
             )
+        weighed = stage.config is not None and stage.config.logprobs
+        if (
+            needs_confidence
+            and stage.kind == "model"
+            and review.confidence not in task.outputs
+            and not weighed
+        ):
+            where = (
+                f"config {stage.config.source}"
+                if stage.config and stage.config.source
+                else "its judge config"
+            )
+            raise ConfigError(
+                f"stage {stage.name!r} sends items on by the judge's confidence, but task {task.name!r} "
+                f"states none and {where} asks for no log-probabilities: set logprobs: true there (the "
+                "verdict's probability becomes the confidence), or make it a jury stage or the last stage",
+                path=path,
+                line=stage.line,
+                field=f"{stage.field}.escalate_below",
+            )
         if need_thresholds and stage.kind == "model" and not last and stage.escalate_below is None:
             raise ConfigError(
                 f"stage {stage.name!r} is not the last: give it escalate_below (the confidence below which "

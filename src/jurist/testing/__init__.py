@@ -11,8 +11,15 @@ from typing import TYPE_CHECKING
 from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from jurist.testing.openai_server import Fault, OpenAICompatibleServer, closed_port_url, last_user_message
+    from jurist.testing.openai_server import (
+        Fault,
+        OpenAICompatibleServer,
+        Reply,
+        Token,
+        closed_port_url,
+        last_user_message,
+    )
 
-__all__ = ["Fault", "OpenAICompatibleServer", "closed_port_url", "last_user_message"]
+__all__ = ["Fault", "OpenAICompatibleServer", "Reply", "Token", "closed_port_url", "last_user_message"]
 
 __getattr__, __dir__ = lazy_exports(__name__)

@@ -25,6 +25,15 @@ it in ``system_fingerprint``, and the placeholders :data:`AUTHORIZATION_PLACEHOL
 :data:`API_KEY_PLACEHOLDER` in a reply's text are replaced with the header and the bare key
 (used to test that jurist redacts the key from everything it writes).
 
+Asked for log-probabilities (``"logprobs": true`` in the request), it answers with
+OpenAI's ``choices[].logprobs.content[]`` (each token's ``token``, ``logprob``, ``bytes``
+and its ``top_logprobs``, at most the request's ``top_logprobs`` of them). A responder that
+returns a :class:`Reply` gives the tokens and their alternatives; a plain string is cut
+into tokens at white space, each of probability 1 with no alternative but itself.
+:meth:`Reply.choosing` builds a reply whose verdict token has given probabilities. With
+``refuse_logprobs=True`` the server answers such a request as a provider whose model
+returns none: HTTP 400 naming the parameter.
+
 Run it on its own with ``python -m jurist.testing.openai_server --latency 0.1``: it
 prints its base URL and serves until interrupted.
 """
@@ -34,6 +43,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
+import re
 import socket
 import sys
 import threading
@@ -130,7 +141,47 @@ class Fault:
         )
 
 
-Responder = Callable[[dict[str, Any]], str | Fault]
+@dataclass(frozen=True)
+class Token:
+    """One token of a :class:`Reply`: its text, its log-probability and the alternatives at
+    its position (``(text, logprob)`` pairs, the most probable first, itself among them or not)."""
+
+    text: str
+    logprob: float = 0.0
+    top: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A reply with its tokens (its text is theirs, joined)."""
+
+    tokens: tuple[Token, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(token.text for token in self.tokens)
+
+    @classmethod
+    def of(cls, text: str) -> Reply:
+        """``text`` cut into tokens at white space, each of probability 1 and no other alternative."""
+        pieces = re.findall(r"\s*\S+|\s+", text)
+        return cls(tuple(Token(piece, 0.0, ((piece, 0.0),)) for piece in pieces))
+
+    @classmethod
+    def choosing(
+        cls, before: str, probabilities: dict[str, float], after: str = "", *, chosen: str | None = None
+    ) -> Reply:
+        """``before + chosen + after``, where the token ``chosen`` (the most probable of
+        ``probabilities`` unless given) has the alternatives ``probabilities`` (their natural
+        logarithms as log-probabilities, the most probable first)."""
+        ranked = sorted(probabilities.items(), key=lambda pair: -pair[1])
+        pick = chosen if chosen is not None else ranked[0][0]
+        top = tuple((text, math.log(p)) for text, p in ranked if p > 0)
+        own = math.log(probabilities[pick]) if probabilities.get(pick) else -30.0
+        return cls((*cls.of(before).tokens, Token(pick, own, top), *cls.of(after).tokens))
+
+
+Responder = Callable[[dict[str, Any]], "str | Reply | Fault"]
 """The reply to a request body: the assistant's text, or a :class:`Fault` to answer with instead
 (one with status 200 waits its delay, then answers "ok")."""
 
@@ -213,6 +264,8 @@ class OpenAICompatibleServer:
             reply (see the module docstring).
         tokenizer: ``None`` counts usage as characters / 4; ``"model"`` counts the tokens of
             each request's model as a provider does (:func:`jurist.judges.tokens.tokenizer_for`).
+        refuse_logprobs: Answer a request that asks for log-probabilities with HTTP 400 naming
+            the parameter, as a model that returns none does.
     """
 
     def __init__(
@@ -224,8 +277,12 @@ class OpenAICompatibleServer:
         port: int = 0,
         echo_authorization: bool = False,
         tokenizer: Literal["model"] | None = None,
+        refuse_logprobs: bool = False,
     ) -> None:
-        self.responder: Responder = (lambda _body: responder) if isinstance(responder, str) else responder
+        self.responder: Responder = (
+            (lambda _body: responder) if isinstance(responder, str | Reply) else responder
+        )
+        self.refuse_logprobs = refuse_logprobs
         self.latency = latency
         self.echo_authorization = echo_authorization
         self._faults: deque[Fault] = deque()
@@ -356,15 +413,38 @@ def _echoed(content: str, authorization: str) -> str:
     return content.replace(AUTHORIZATION_PLACEHOLDER, authorization).replace(API_KEY_PLACEHOLDER, key)
 
 
-def _completion(body: dict[str, Any], content: str, usage: dict[str, int]) -> dict[str, Any]:
+def _logprobs(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    """OpenAI's ``logprobs`` of a chat completion choice, for a request that asked for them."""
+    top = int(body.get("top_logprobs") or 0)
+
+    def entry(text: str, logprob: float) -> dict[str, Any]:
+        return {"token": text, "logprob": logprob, "bytes": list(text.encode())}
+
+    return {
+        "content": [
+            {**entry(token.text, token.logprob), "top_logprobs": [entry(t, lp) for t, lp in token.top[:top]]}
+            for token in reply.tokens
+        ],
+        "refusal": None,
+    }
+
+
+def _completion(
+    body: dict[str, Any], content: str, usage: dict[str, int], reply: Reply | None = None
+) -> dict[str, Any]:
+    choice: dict[str, Any] = {
+        "index": 0,
+        "finish_reason": "stop",
+        "message": {"role": "assistant", "content": content},
+    }
+    if body.get("logprobs"):
+        choice["logprobs"] = _logprobs(body, reply if reply is not None else Reply.of(content))
     return {
         "id": f"chatcmpl-{time.monotonic_ns()}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "unknown"),
-        "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-        ],
+        "choices": [choice],
         "usage": usage,
     }
 
@@ -429,6 +509,15 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
                     return
             elif server.latency:
                 time.sleep(server.latency)
+            if server.refuse_logprobs and body.get("logprobs"):
+                refusal = {
+                    "message": "This model does not support logprobs.",
+                    "type": "invalid_request_error",
+                    "param": "logprobs",
+                    "code": "unsupported_parameter",
+                }
+                self._send(400, _error_body(400, echo, refusal), completion=True)
+                return
             try:
                 content = server.responder(body)
             except Exception as exc:  # a broken responder is a server error, visible to the client
@@ -450,8 +539,10 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
                     )
                     return
                 content = "ok"
-            content = content if echo is None else _echoed(content, echo)
-            reply = _completion(body, content, server._usage(body, content))
+            tokens = content if isinstance(content, Reply) else None
+            text = content.text if isinstance(content, Reply) else content
+            text = text if echo is None else _echoed(text, echo)
+            reply = _completion(body, text, server._usage(body, text), tokens)
             if echo is not None:
                 reply["system_fingerprint"] = f"fp-echo {echo}"
             self._send(200, reply, completion=True)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.metrics import ordinal, preference, verdicts
+from jurist.metrics.curves import expected_calibration_error
 from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts, bootstrap_cis
 from jurist.tasks.calibration_rows import bootstrap
 from jurist.tasks.declarative.spec import TaskFile
@@ -169,6 +170,23 @@ def _multilabel_table(
     return pd.DataFrame(rows, columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
 
 
+def _calibration(
+    spec: TaskFile, gold: list[Any], judged: list[Any], confidence: list[float | None]
+) -> dict[str, Any]:
+    """``ece`` (:func:`jurist.metrics.curves.expected_calibration_error`, 10 equal-width bins)
+    over the items with a confidence, and ``ece_items``: of the probability of yes against
+    gold yes (bool), else of the confidence in the verdict against the verdict equal to gold."""
+    outcome: list[bool] = []
+    values: list[float] = []
+    for g, j, c in zip(gold, judged, confidence, strict=True):
+        if c is None:
+            continue
+        outcome.append(bool(g) if spec.kind == "bool" else verdict_text(g) == verdict_text(j))
+        values.append(float(c))
+    ece = expected_calibration_error(outcome, values, n_bins=10)
+    return {"ece": ece if ece is not None else NAN, "ece_items": len(values)}
+
+
 def gold_agreement(
     spec: TaskFile,
     gold: list[Any],
@@ -182,7 +200,9 @@ def gold_agreement(
         spec: The task (its output kind decides the figures).
         gold: Gold verdicts, one per scored item (pairwise: per row, ``A``/``B``/``tie``).
         judged: The judge's verdicts (pairwise: the rows' combined verdicts).
-        confidence: Bool tasks with ``confidence``: the judge's probabilities (AUROC).
+        confidence: The judge's confidence per item, or ``None`` where it gave none (a stated
+            ``confidence``, or the probability its tokens gave: bool, the probability of
+            yes, whence AUROC; others, the probability of the verdict): ECE.
         settings: ``n_resamples``, ``confidence`` and ``seed`` of the intervals.
 
     Returns:
@@ -194,6 +214,8 @@ def gold_agreement(
     level = settings["confidence"]
     if spec.kind == "score":
         figures = _scores([float(v) for v in gold], [float(v) for v in judged], settings)
+        if confidence is not None:
+            figures.update(_calibration(spec, gold, judged, confidence))
         table = agreement_by_label(
             [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
         )
@@ -201,13 +223,30 @@ def gold_agreement(
     if spec.kind == "labels":
         return _multilabel(spec, gold, judged, settings), _multilabel_table(spec, gold, judged, level)
     figures = _categorical(spec, gold, judged, settings)
-    if spec.kind == "bool" and spec.output.confidence and confidence is not None:
+    if spec.kind == "bool" and confidence is not None:
         pairs = [(bool(g), float(c)) for g, c in zip(gold, confidence, strict=True) if c is not None]
         figures.update(_auroc([g for g, _ in pairs], [c for _, c in pairs], settings))
+    if confidence is not None:
+        figures.update(_calibration(spec, gold, judged, confidence))
     table = agreement_by_label(
         [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
     )
     return figures, table
+
+
+def _weighted_preference(pairs: pd.DataFrame, settings: dict[str, Any]) -> dict[str, Any]:
+    """The win rates of the swap-averaged weighted preferences (:mod:`jurist.metrics.weighted`)
+    over the rows weighed in both orders: B's with its bootstrap interval, A's its complement."""
+    weighed = pairs[pairs["weighted_preference"].notna()]
+    preferences = np.asarray(weighed["weighted_preference"], dtype=float)
+    cells = np.column_stack([preferences, np.ones(len(preferences))])
+    figures: dict[str, Any] = {"weighted_rows": len(weighed)}
+    figures.update(with_interval("weighted_win_rate_B", cells, preference.ratio_of_sums, settings))
+    rate = figures["weighted_win_rate_B"]
+    figures["weighted_win_rate_A"] = 1.0 - rate if not math.isnan(rate) else NAN
+    ties = np.asarray(weighed["weighted_tie"], dtype=float)
+    figures["weighted_tie_rate"] = float(ties.mean()) if len(ties) else NAN
+    return figures
 
 
 def pair_figures(pairs: pd.DataFrame, settings: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -226,6 +265,8 @@ def pair_figures(pairs: pd.DataFrame, settings: dict[str, Any] | None = None) ->
     figures.update(with_interval("position_1_rate", position, preference.ratio_of_sums, settings))
     rate = figures["position_1_rate"]
     figures["position_bias"] = abs(rate - 0.5) if not math.isnan(rate) else NAN
+    if "weighted_preference" in pairs:
+        figures.update(_weighted_preference(pairs, settings))
     complete = [v for v in pairs["verdict"] if isinstance(v, str)]
     for choice in preference.CHOICES:
         figures[f"win_rate_{choice}"] = (

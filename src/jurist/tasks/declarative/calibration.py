@@ -10,6 +10,11 @@ Leaderboard columns, per output kind:
 - pairwise: ``accuracy``/``kappa`` of the combined verdicts against gold, ``consistency``,
   ``position_1_rate``, ``position_bias``, ``longer_win_rate``, ``gold_longer_rate``,
   ``length_bias`` and ``length_bias_abs``.
+
+A judge with a confidence (stated, or weighed by its token probabilities with
+``logprobs: true``) adds ``ece``; a weighed judge adds ``weighted_items`` (items weighed),
+and for a score ``expected_mae``, ``expected_spearman`` and ``expected_kendall_tau`` (of
+the expected scores), for pairwise ``weighted_win_rate_B`` (with its interval).
 """
 
 from __future__ import annotations
@@ -32,7 +37,13 @@ from jurist.tasks.calibration_rows import (
 )
 from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
 from jurist.tasks.declarative.data import read_gold, split_item_id
-from jurist.tasks.declarative.scoring import pairs_table, scored_pairs
+from jurist.tasks.declarative.scoring import (
+    expected_score_agreement,
+    pairs_table,
+    present,
+    scored_pairs,
+    weighted_counts,
+)
 
 if TYPE_CHECKING:
     from jurist.tasks._contract import Task
@@ -88,6 +99,9 @@ def calibration_row(
             task_spec, list(scored["gold"]), list(scored["verdict"]), settings=stats
         )
         bias = pair_figures(labelled, stats)
+        if "weighted_preference" in labelled:
+            own["weighted_items"] = int(labelled["weighted_preference"].notna().sum())
+            _copy(own, bias, "weighted_win_rate_B")
         _copy(own, figures, "accuracy")
         _copy(own, figures, "kappa")
         own["consistency"] = bias["consistency"]
@@ -101,10 +115,27 @@ def calibration_row(
         ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
         by_id = {str(r["id"]): r for r in ok.to_dict(orient="records")}
         matched = [(g.gold, by_id[key]) for key, g in gold_rows.items() if key in by_id]
-        confidence = [m.get("confidence") for _, m in matched] if task_spec.output.confidence else None
+        weighed = "weighted" in ok
+        confidence = (
+            [present(m.get("confidence")) for _, m in matched]
+            if task_spec.output.confidence or weighed
+            else None
+        )
         figures, by_label = gold_agreement(
             task_spec, [g for g, _ in matched], [m["verdict"] for _, m in matched], confidence, stats
         )
+        if confidence is not None:
+            own["ece"] = figures.get("ece", NAN)
+        if weighed:
+            own["weighted_items"] = weighted_counts(ok)["items"]
+        if weighed and task_spec.kind == "score":
+            expected = expected_score_agreement(
+                [g for g, _ in matched],
+                [m["verdict"] for _, m in matched],
+                [present(m.get("expected_score")) for _, m in matched],
+            )["expected_score"]
+            for name in ("mae", "spearman", "kendall_tau"):
+                own[f"expected_{name}"] = expected[name]
         if task_spec.kind == "score":
             settings.setdefault("agreement_names", {"accuracy": "exact agreement", "kappa": "QWK"})
             _copy(own, figures, "exact_agreement", "accuracy")

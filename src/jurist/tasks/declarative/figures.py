@@ -29,6 +29,7 @@ from jurist.report.standard_figures import bars_figure, confusion_figure, is_pre
 from jurist.tasks.declarative.data import DeclarativeDataset, split_item_id
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import parse_gold
+from jurist.tasks.declarative.weighted import verdict_values
 
 __all__ = ["gold_file_rows", "kind_figures", "label_spec", "review_of"]
 
@@ -61,7 +62,9 @@ def review_of(spec: TaskFile) -> Review:
         verdict="winner" if pairwise else "verdict",
         gold="gold" if gold else None,
         agrees="correct" if gold else None,
-        confidence="confidence" if spec.output.confidence else None,
+        # A stated confidence, or the probability of the verdict a weighed judge gives
+        # (logprobs: true; jurist.tasks.declarative.weighted): any kind but a set of labels.
+        confidence="confidence" if spec.output.confidence or verdict_values(spec) is not None else None,
         label=label_spec(spec) if gold else None,
         columns=tuple(columns),
     )

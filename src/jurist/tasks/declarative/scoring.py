@@ -7,6 +7,7 @@ usable answer. A pairwise row is scored only when both of its orders were answer
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.metrics import preference
+from jurist.metrics.weighted import continuous_agreement, order_preference
 from jurist.report.console import Headline, compact_table, number
 from jurist.report.markdown import summary_markdown
 from jurist.schemas import ItemResult
@@ -25,12 +27,15 @@ from jurist.tasks.declarative.verdicts import verdict_text
 
 __all__ = [
     "console_lines",
+    "expected_score_agreement",
     "item_row",
     "kind_headline",
     "pairs_table",
     "report_markdown",
     "scored_pairs",
+    "present",
     "summarize_items",
+    "weighted_counts",
 ]
 
 
@@ -44,6 +49,15 @@ def item_row(spec: TaskFile, result: ItemResult) -> dict[str, Any]:
     row["confidence"] = output.get("confidence")
     if "normalised_from" in output:  # a label normalised from another case or spacing
         row["normalised_from"] = output["normalised_from"]
+    if "weighted" in output:  # judged with logprobs: true (jurist.tasks.declarative.weighted)
+        row["weighted"] = output["weighted"]
+        row["unweighted"] = output.get("unweighted")
+        probabilities = output.get("probabilities")
+        row["probabilities"] = json.dumps(probabilities) if probabilities is not None else None
+        if spec.output.confidence:
+            row["stated_confidence"] = output.get("stated_confidence", output.get("confidence"))
+        if spec.kind == "score":
+            row["expected_score"] = output.get("expected_score")
     if spec.kind == "pairwise":
         base, order = split_item_id(result.id)
         row["pair_id"] = base
@@ -69,6 +83,15 @@ def pairs_table(items: pd.DataFrame, rows: dict[str, Row] | None = None) -> pd.D
             ok = item.get("status") == "ok" and isinstance(item.get("verdict"), str)
             record[f"choice_{order}"] = item["verdict"] if ok else None
             record[f"winner_{order}"] = preference.winner(item["verdict"], order or "AB") if ok else None
+            if "weighted" in item:  # judged with logprobs: true
+                # Only a weighed output has probabilities (jurist.tasks.declarative.weighted).
+                found = (
+                    json.loads(item["probabilities"])
+                    if ok and isinstance(item.get("probabilities"), str)
+                    else None
+                )
+                record[f"preference_{order}"] = order_preference(found, order or "AB") if found else None
+                record[f"tie_{order}"] = found.get("tie", 0.0) if found else None
     # Data order (else id order), never the order the items finished in: the bootstrap
     # intervals resample rows, so they must not depend on which judgment finished first.
     position = {str(key): index for index, key in enumerate(rows or {})}
@@ -83,6 +106,19 @@ def pairs_table(items: pd.DataFrame, rows: dict[str, Row] | None = None) -> pd.D
     table["verdict"] = [
         preference.combined_verdict(a, b) for a, b in zip(table["winner_AB"], table["winner_BA"], strict=True)
     ]
+    if any(column.startswith("preference_") for column in table):
+        # Swap-averaged probability that B is preferred (a tie half), when both orders were weighed.
+        for column in ("preference_AB", "preference_BA", "tie_AB", "tie_BA"):
+            if column not in table:
+                table[column] = None
+        table["weighted_preference"] = [
+            (a + b) / 2 if a is not None and b is not None else None
+            for a, b in zip(table["preference_AB"], table["preference_BA"], strict=True)
+        ]
+        table["weighted_tie"] = [
+            (a + b) / 2 if a is not None and b is not None else None
+            for a, b in zip(table["tie_AB"], table["tie_BA"], strict=True)
+        ]
     if rows is not None:
         found = [rows.get(str(i)) for i in table["id"]]
         known = [r if r and {"response_a", "response_b"} <= set(r.inputs) else None for r in found]
@@ -128,6 +164,9 @@ def summarize_items(
     summary["normalised_verdicts"] = (
         int(ok["normalised_from"].notna().sum()) if "normalised_from" in ok else 0
     )
+    weighed = "weighted" in ok  # judged with logprobs: true
+    if weighed:
+        summary["weighted"] = weighted_counts(ok)
     empty = pd.DataFrame(columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
     if spec.kind == "pairwise":
         rows = read_gold(spec, gold, every_row=True) if gold is not None else None
@@ -157,13 +196,15 @@ def summarize_items(
         # Some rows were judged (--limit, --sample): only their gold counts.
         judged = {str(key) for key in items["id"]}
         gold_rows = {key: row for key, row in gold_rows.items() if key in judged}
-    # The verdict (and confidence) of each answered item by id: two columns, not a dict per row.
-    by_id: dict[str, tuple[Any, Any]] = {}
+    # The verdict, confidence and expected score of each answered item by id: columns, not a
+    # dict per row.
+    by_id: dict[str, tuple[Any, Any, Any]] = {}
     if len(ok):
         confidences = ok["confidence"] if "confidence" in ok else [None] * len(ok)
+        expected = ok["expected_score"] if "expected_score" in ok else [None] * len(ok)
         by_id = {
-            str(key): (verdict, value)
-            for key, verdict, value in zip(ok["id"], ok["verdict"], confidences, strict=True)
+            str(key): (verdict, present(value), present(mean))
+            for key, verdict, value, mean in zip(ok["id"], ok["verdict"], confidences, expected, strict=True)
         }
     matched = [(row.gold, by_id[key]) for key, row in gold_rows.items() if key in by_id]
     summary["gold"] = {
@@ -174,12 +215,50 @@ def summarize_items(
         # Gold labels read as a listed label written with another case or spacing.
         "normalised": sum(row.gold_given is not None for row in gold_rows.values()),
     }
-    confidence = [item[1] for _, item in matched] if spec.output.confidence else None
+    confidence = [item[1] for _, item in matched] if spec.output.confidence or weighed else None
     figures, table = gold_agreement(
         spec, [g for g, _ in matched], [item[0] for _, item in matched], confidence, settings
     )
     summary["agreement"] = figures
+    if weighed and spec.kind == "score":
+        summary["weighted"].update(
+            expected_score_agreement(
+                [g for g, _ in matched], [item[0] for _, item in matched], [item[2] for _, item in matched]
+            )
+        )
     return summary, table
+
+
+def present(value: Any) -> Any:
+    """``value``, or ``None`` for a missing cell (NaN in a float column)."""
+    return None if value is None or (isinstance(value, float) and value != value) else value
+
+
+def weighted_counts(ok: pd.DataFrame) -> dict[str, Any]:
+    """How many answered items were weighed by their token probabilities, and why the others
+    were not (``{reason: items}``)."""
+    weighed = int(ok["probabilities"].notna().sum()) if "probabilities" in ok else 0
+    reasons: dict[str, int] = {}
+    if "unweighted" in ok:
+        for reason in ok["unweighted"]:
+            if isinstance(reason, str):
+                reasons[reason] = reasons.get(reason, 0) + 1
+    return {"items": weighed, "answered": len(ok), "not_weighted": dict(sorted(reasons.items()))}
+
+
+def expected_score_agreement(gold: list[Any], sampled: list[Any], expected: list[Any]) -> dict[str, Any]:
+    """Agreement with gold of the expected scores and of the sampled ones, on the same items:
+    those weighed (:func:`jurist.metrics.weighted.continuous_agreement`)."""
+    kept = [
+        (float(g), float(s), float(e))
+        for g, s, e in zip(gold, sampled, expected, strict=True)
+        if e is not None
+    ]
+    golds = [g for g, _, _ in kept]
+    return {
+        "expected_score": continuous_agreement(golds, [e for _, _, e in kept]),
+        "sampled_score": continuous_agreement(golds, [s for _, s, _ in kept]),
+    }
 
 
 def gold_columns(spec: TaskFile, items: pd.DataFrame, gold: str | Path | None) -> pd.DataFrame:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -192,13 +193,18 @@ class DeclarativeTask(Task):
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
         """The judge a config names (see :meth:`Task.make_judge`); an LLM judge reads a label
         written with only a different letter case or spacing as the listed label, which the
-        output records (``normalised_from``) and the summary counts (``normalised_verdicts``)."""
+        output records (``normalised_from``) and the summary counts (``normalised_verdicts``),
+        and with ``logprobs: true`` weighs its verdict by the reply's token probabilities
+        (:mod:`jurist.tasks.declarative.weighted`)."""
         from jurist.judges.adapters import make_adapter
         from jurist.judges.judge import LLMJudge
 
         judge = super().make_judge(config, options)
         if isinstance(judge, LLMJudge):
+            from jurist.tasks.declarative.weighted import weigh_output
+
             judge.adapter = make_adapter(judge.config.adapter, normalise_labels=True)
+            judge.weigh = functools.partial(weigh_output, self.spec)
         return judge
 
     def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
