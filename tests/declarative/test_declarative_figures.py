@@ -51,7 +51,11 @@ def test_review_follows_the_output_kind(runs) -> None:
         "mt-bench-grader": ("verdict", LabelSpec("score", low=1, high=10), "confidence"),
         "context-faithfulness": ("verdict", LabelSpec("bool"), "confidence"),
         "llmbar-pairwise": ("winner", LabelSpec("choice", ("A", "B", "tie")), "confidence"),
-        "heritage-custodian-type": ("verdict", LabelSpec("choice", tuple("GLAMORCUBESFIXPHDNT")), "confidence"),
+        "heritage-custodian-type": (
+            "verdict",
+            LabelSpec("choice", tuple("GLAMORCUBESFIXPHDNT")),
+            "confidence",
+        ),
     }
     for name, (task, options, run) in runs.items():
         review = task.review(options)

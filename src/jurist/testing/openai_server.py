@@ -32,7 +32,8 @@ returns a :class:`Reply` gives the tokens and their alternatives; a plain string
 into tokens at white space, each of probability 1 with no alternative but itself.
 :meth:`Reply.choosing` builds a reply whose verdict token has given probabilities. With
 ``refuse_logprobs=True`` the server answers such a request as a provider whose model
-returns none: HTTP 400 naming the parameter.
+returns none: HTTP 400 naming the parameter; with ``serve_logprobs=False``, as a provider
+that ignores the parameter: a reply without them.
 
 Run it on its own with ``python -m jurist.testing.openai_server --latency 0.1``: it
 prints its base URL and serves until interrupted.
@@ -266,6 +267,8 @@ class OpenAICompatibleServer:
             each request's model as a provider does (:func:`jurist.judges.tokens.tokenizer_for`).
         refuse_logprobs: Answer a request that asks for log-probabilities with HTTP 400 naming
             the parameter, as a model that returns none does.
+        serve_logprobs: ``False``: answer such a request without them, as a provider that
+            ignores the parameter does.
     """
 
     def __init__(
@@ -278,11 +281,13 @@ class OpenAICompatibleServer:
         echo_authorization: bool = False,
         tokenizer: Literal["model"] | None = None,
         refuse_logprobs: bool = False,
+        serve_logprobs: bool = True,
     ) -> None:
         self.responder: Responder = (
             (lambda _body: responder) if isinstance(responder, str | Reply) else responder
         )
         self.refuse_logprobs = refuse_logprobs
+        self.serve_logprobs = serve_logprobs
         self.latency = latency
         self.echo_authorization = echo_authorization
         self._faults: deque[Fault] = deque()
@@ -430,14 +435,19 @@ def _logprobs(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
 
 
 def _completion(
-    body: dict[str, Any], content: str, usage: dict[str, int], reply: Reply | None = None
+    body: dict[str, Any],
+    content: str,
+    usage: dict[str, int],
+    reply: Reply | None = None,
+    *,
+    logprobs: bool = True,
 ) -> dict[str, Any]:
     choice: dict[str, Any] = {
         "index": 0,
         "finish_reason": "stop",
         "message": {"role": "assistant", "content": content},
     }
-    if body.get("logprobs"):
+    if body.get("logprobs") and logprobs:
         choice["logprobs"] = _logprobs(body, reply if reply is not None else Reply.of(content))
     return {
         "id": f"chatcmpl-{time.monotonic_ns()}",
@@ -542,7 +552,7 @@ def _handler_for(server: OpenAICompatibleServer) -> type[BaseHTTPRequestHandler]
             tokens = content if isinstance(content, Reply) else None
             text = content.text if isinstance(content, Reply) else content
             text = text if echo is None else _echoed(text, echo)
-            reply = _completion(body, text, server._usage(body, text), tokens)
+            reply = _completion(body, text, server._usage(body, text), tokens, logprobs=server.serve_logprobs)
             if echo is not None:
                 reply["system_fingerprint"] = f"fp-echo {echo}"
             self._send(200, reply, completion=True)

@@ -212,6 +212,8 @@ def gold_agreement(
     """
     settings = {**DEFAULT_SETTINGS, **(settings or {})}
     level = settings["confidence"]
+    if confidence is not None and not spec.output.confidence and all(c is None for c in confidence):
+        confidence = None  # a weighed judge whose items none could be weighed
     if spec.kind == "score":
         figures = _scores([float(v) for v in gold], [float(v) for v in judged], settings)
         if confidence is not None:
