@@ -229,7 +229,11 @@ def test_a_score_keeps_its_expected_value_beside_the_sampled_one(tmp_path) -> No
     assert {key: output["expected_score"] for key, output in found.items()} == pytest.approx(expected)
     items = pd.read_csv(run / "items.csv").set_index("id")
     assert dict(items["expected_score"]) == pytest.approx(expected)
-    weighted = json.loads((run / "summary.json").read_text(encoding="utf-8"))["weighted"]
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    # The sampled score's probability against exact agreement: only e4 (0.9) is exact.
+    assert summary["agreement"]["ece"] == pytest.approx((0.6 + 0.7 + 0.5 + 0.1) / 4)
+    assert "Reliability of the judge" in (run / "report.html").read_text(encoding="utf-8")
+    weighted = summary["weighted"]
     assert weighted["items"] == 4
     by_hand = weighted["expected_score"]
     assert by_hand["mae"] == pytest.approx((0.8 + 0.9 + 0.5 + 0.1) / 4)
@@ -261,7 +265,11 @@ def test_a_pair_gets_a_swap_averaged_weighted_win_rate(tmp_path) -> None:
     found = outputs(run)
     assert found["p1|AB"]["probabilities"] == pytest.approx({"A": 0.7, "B": 0.2, "tie": 0.1})
     assert found["p2|BA"]["probabilities"] == pytest.approx({"A": 0.9, "B": 0.1, "tie": 0.0})
-    pairs = json.loads((run / "summary.json").read_text(encoding="utf-8"))["pairs"]
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    # Every order names the gold winner, with confidence 0.7, 0.6 (p1), 0.8, 0.9 (p2): one per bin.
+    assert summary["agreement"]["ece"] == pytest.approx((0.3 + 0.4 + 0.2 + 0.1) / 4)
+    assert "calibration error 0.250 over 4 items" in (run / "report.html").read_text(encoding="utf-8")
+    pairs = summary["pairs"]
     # p1: B preferred with (0.2 + 0.05) in AB and (0.3 + 0.05) in BA: 0.3; p2: (0.85 + 0.9) / 2.
     assert pairs["weighted_rows"] == 2
     assert pairs["weighted_win_rate_B"] == pytest.approx((0.3 + 0.875) / 2)

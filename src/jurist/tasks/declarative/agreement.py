@@ -21,7 +21,7 @@ from jurist.tasks.calibration_rows import bootstrap
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import verdict_text
 
-__all__ = ["DEFAULT_SETTINGS", "gold_agreement", "pair_figures", "with_interval"]
+__all__ = ["DEFAULT_SETTINGS", "calibration_figures", "gold_agreement", "pair_figures", "with_interval"]
 
 NAN = float("nan")
 DEFAULT_SETTINGS: dict[str, Any] = {"n_resamples": 1000, "confidence": 0.95, "seed": 0}
@@ -170,7 +170,7 @@ def _multilabel_table(
     return pd.DataFrame(rows, columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
 
 
-def _calibration(
+def calibration_figures(
     spec: TaskFile, gold: list[Any], judged: list[Any], confidence: list[float | None]
 ) -> dict[str, Any]:
     """``ece`` (:func:`jurist.metrics.curves.expected_calibration_error`, 10 equal-width bins)
@@ -217,7 +217,7 @@ def gold_agreement(
     if spec.kind == "score":
         figures = _scores([float(v) for v in gold], [float(v) for v in judged], settings)
         if confidence is not None:
-            figures.update(_calibration(spec, gold, judged, confidence))
+            figures.update(calibration_figures(spec, gold, judged, confidence))
         table = agreement_by_label(
             [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
         )
@@ -229,7 +229,7 @@ def gold_agreement(
         pairs = [(bool(g), float(c)) for g, c in zip(gold, confidence, strict=True) if c is not None]
         figures.update(_auroc([g for g, _ in pairs], [c for _, c in pairs], settings))
     if confidence is not None:
-        figures.update(_calibration(spec, gold, judged, confidence))
+        figures.update(calibration_figures(spec, gold, judged, confidence))
     table = agreement_by_label(
         [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
     )

@@ -19,7 +19,7 @@ from jurist.metrics.weighted import continuous_agreement, order_preference
 from jurist.report.console import Headline, compact_table, number
 from jurist.report.markdown import summary_markdown
 from jurist.schemas import ItemResult
-from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
+from jurist.tasks.declarative.agreement import calibration_figures, gold_agreement, pair_figures
 from jurist.tasks.declarative.baseline import word_count
 from jurist.tasks.declarative.data import Row, read_gold, split_item_id
 from jurist.tasks.declarative.spec import TaskFile
@@ -186,6 +186,8 @@ def summarize_items(
         figures, table = gold_agreement(
             spec, list(scored["gold"]), list(scored["verdict"]), settings=settings
         )
+        if weighed and rows is not None:
+            figures.update(_order_calibration(spec, ok, rows))
         summary["agreement"] = figures
         return summary, table
     summary["verdicts"] = _distribution(spec, list(ok["verdict"]) if "verdict" in ok else [])
@@ -227,6 +229,22 @@ def summarize_items(
             )
         )
     return summary, table
+
+
+def _order_calibration(spec: TaskFile, ok: pd.DataFrame, rows: dict[str, Row]) -> dict[str, Any]:
+    """``ece`` of a weighed pairwise run: each order's confidence in its answer against the
+    answer naming the gold winner (orders of rows without gold left out)."""
+    gold: list[Any] = []
+    winners: list[Any] = []
+    confidence: list[float | None] = []
+    for key, winner, value in zip(ok["id"], ok["winner"], ok["confidence"], strict=True):
+        row = rows.get(split_item_id(str(key))[0])
+        if row is None or row.gold is None or present(value) is None:
+            continue
+        gold.append(row.gold)
+        winners.append(winner)
+        confidence.append(float(value))
+    return calibration_figures(spec, gold, winners, confidence)
 
 
 def present(value: Any) -> Any:

@@ -302,11 +302,19 @@ class DeclarativeTask(Task):
         return PairRowVerdicts()
 
     def figures(self, scores: Scores, options: BaseModel) -> list[Figure]:
-        """The standard plots of the review columns (not for pairwise, whose items are orders:
-        its confusion is of the rows' verdicts) and the figures of the output kind."""
+        """The standard plots of the review columns (for pairwise, whose items are orders and
+        whose confusion is of the rows' verdicts, only those of the confidence) and the figures
+        of the output kind."""
+        from jurist.report.standard_figures import review_figures
         from jurist.tasks.declarative.figures import kind_figures
 
-        standard = super().figures(scores, options) if self.spec.kind != "pairwise" else []
+        if self.spec.kind != "pairwise":
+            standard = super().figures(scores, options)
+        else:  # each order's confidence against its answer naming the gold winner
+            review = self.review(options)
+            standard = review_figures(
+                scores.items, Review(agrees=review.agrees, confidence=review.confidence)
+            )
         return standard + kind_figures(self.spec, scores.items, scores.summary)
 
     def gold_rows(
