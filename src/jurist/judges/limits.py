@@ -32,6 +32,7 @@ Limits hold per process: a run spread over N processes gives each ``rpm / N`` an
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 from collections import deque
@@ -67,6 +68,7 @@ class _RequestSpacing:
         self.per_minute = per_minute
         self.interval = WINDOW_S / per_minute
         self._next = 0.0
+        self._last = -math.inf
         self._lock = threading.Lock()
 
     def reserve(self) -> float:
@@ -76,6 +78,19 @@ class _RequestSpacing:
             slot = max(now, self._next)
             self._next = slot + self.interval
             return slot - now
+
+    def depart(self) -> float:
+        """Mark a request that waited for its slot as sent now, or return the seconds it must
+        still wait: requests whose waits ended late together (a busy process wakes them at
+        once) still leave ``interval`` apart. A late departure moves the later slots on."""
+        with self._lock:
+            now = time.monotonic()
+            wait = self._last + self.interval - now
+            if wait > 0:
+                return wait
+            self._last = now
+            self._next = max(self._next, now + self.interval)
+            return 0.0
 
 
 class TokenTally:
@@ -217,6 +232,8 @@ class ModelLimits:
         if self.spacing is not None:
             wait = self.spacing.reserve()
             if wait > 0:
+                yield wait
+            while (wait := self.spacing.depart()) > 0:
                 yield wait
         return entry
 
