@@ -14,17 +14,9 @@ import pandas as pd
 import pytest
 
 from jurist.testing.openai_server import OpenAICompatibleServer, Reply
-from support import prompt_sections, run_cli
+from support import CLAIMS_TASK, prompt_sections, run_cli
 
-BOOL_TASK = """\
-name: claims
-instructions: Say whether the claim is true.
-inputs: [claim]
-output:
-  kind: bool
-  reasoning: false
-gold: gold
-"""
+BOOL_TASK = CLAIMS_TASK
 # P(true) per claim, and gold. Verdicts (the most probable): T, F, T, F; against gold 2 of 4.
 BOOL_ROWS = {"c1": (0.9, True), "c2": (0.3, False), "c3": (0.6, False), "c4": (0.2, True)}
 
