@@ -132,7 +132,7 @@ def test_every_preference_encoding_counts_as_alpaca_eval_counts_it(tmp_path: Pat
 
 
 def test_length_bias_and_lengths_follow_the_subeval_rule() -> None:
-    from jurist.datasets.alpaca_eval import read_annotations
+    from jurist.datasets.pairwise.alpaca_eval import read_annotations
     from jurist.tasks.pairwise.alpaca import score_annotations
 
     data = read_annotations(AV1)

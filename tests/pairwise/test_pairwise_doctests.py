@@ -14,7 +14,8 @@ MODULES = [
     "jurist.datasets.pairwise.tables",
     "jurist.datasets.pairwise.shapes",
     "jurist.metrics.annotators",
-    "jurist.metrics.pairwise",
+    "jurist.metrics.pairwise.subeval",
+    "jurist.metrics.pairwise.choice_readings",
     "jurist.metrics.gold_agreement",
     "jurist.programs.pairwise.baseline",
     "jurist.tasks.pairwise.report",
@@ -29,7 +30,8 @@ def test_docstring_examples(name: str) -> None:
 
 def test_metrics_import_neither_dspy_nor_litellm() -> None:
     code = (
-        "import sys, jurist.metrics.pairwise, jurist.metrics.gold_agreement; "
+        "import sys, jurist.metrics.pairwise.subeval, jurist.metrics.pairwise.choice_readings, "
+        "jurist.metrics.pairwise.alpaca_eval, jurist.metrics.gold_agreement; "
         "print(sorted(m for m in ('dspy', 'litellm') if m in sys.modules))"
     )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -16,7 +16,7 @@ from jurist.metrics.gold_agreement import (
     confusion_matrix,
     kappa_from_confusion,
 )
-from jurist.metrics.pairwise import gold_agreement, pair_verdicts
+from jurist.metrics.pairwise.subeval import gold_agreement, pair_verdicts
 
 
 def test_accuracy_and_kappa_by_hand() -> None:

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from jurist.metrics.pairwise import (
+from jurist.metrics.pairwise.subeval import (
     consistency_stats,
     consistent_rows,
     judgement_counts,

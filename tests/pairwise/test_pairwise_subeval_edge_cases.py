@@ -18,7 +18,7 @@ import pytest
 
 from jurist.datasets.pairwise.tables import read_record_table
 from jurist.errors import InputError
-from jurist.metrics.pairwise import consistent_rows, win_rates_with_ties
+from jurist.metrics.pairwise.subeval import consistent_rows, win_rates_with_ties
 from jurist.tasks.pairwise.report import subeval_log, write_pairwise_scores
 from jurist.verbs import score
 from support import run_cli

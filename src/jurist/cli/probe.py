@@ -1,4 +1,4 @@
-"""``jurist probe``: adversarial probes of a judge (see :mod:`jurist.tasks._probe`)."""
+"""``jurist probe``: adversarial probes of a judge (see :mod:`jurist.tasks.probes`)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,28 @@ def injection_command(
         typer.Option(help="Plant payloads in this input only (repeatable; default: every text input)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The probe's directory, with its runs clean/ and probes/ (resumed if it holds the "
+            "same probe; default: runs/TASK/DATA-probe-injection-JUDGE-...).",
+        ),
+    ] = None,
+    retry_failed: Annotated[bool, typer.Option(help="Judge items that failed before again.")] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    workers: Annotated[
+        str, typer.Option(metavar="N|auto", help="Local processes that judge (docs/scale.md).")
+    ] = "1",
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            metavar="USD",
+            help="Stop (exit 7, resumable) once the probe spent this many dollars; cached answers cost 0.",
+        ),
+    ] = None,
 ) -> None:
     """Count the verdicts that planted text moves: jurist probe injection TASK [DATA] --config C.
 
@@ -44,9 +66,12 @@ def injection_command(
 
     A control asks for the verdict the item has; a verdict moved when the payload's demand changed it.
 
+    The clean items and the planted ones are judged as two ordinary runs into --out (clean/, probes/):
+    cached, resumed when run again, failed items kept with their raw answers.
+
     DATA defaults to the task's bundled sample, if it has one. Exit status: 0 if nothing moved, 1 if any did.
     """
-    from jurist.tasks.probes import load_cases, probe_injection
+    from jurist.verbs import probe_injection
 
     task, positional, values = task_and_arguments(arguments, ("DATA",), "probe injection")
     report = probe_injection(
@@ -54,15 +79,21 @@ def injection_command(
         positional[0],
         judge,
         task.options(values),
+        out=out,
         limit=items,
-        cases=load_cases(cases) if cases is not None else None,
+        cases=cases,
         families=family,
         fields=field,
+        retry_failed=retry_failed,
+        progress=progress,
+        workers=workers,
+        max_cost=max_cost,
     )
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, allow_nan=False, default=str))
     else:
         typer.echo(report.table())
+    typer.echo(f"probe runs: {report.run_dir}", err=True)
     if report.moved:
         if not as_json:
             typer.echo(f"{report.moved} verdict(s) moved by an injected payload", err=True)

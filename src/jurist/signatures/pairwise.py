@@ -4,11 +4,11 @@ The judge sees a question, optional evaluating guidance and reference answer, an
 responses it knows only as "Response 1" and "Response 2" (never the models' names). It
 picks one of 2, 3 or 4 lettered options, worded as in the SubEval seed, and gives its
 reasons. Every comparison is asked twice, the second time with the responses swapped;
-the scoring of both orders lives in ``jurist.metrics.pairwise``.
+the scoring of both orders lives in ``jurist.metrics.pairwise.subeval``.
 
 A judge that answers in free text (as SubEval's judges did) is parsed by
 :func:`parse_judgement`, whose choice follows the rules of
-:mod:`jurist.metrics.choice_readings` (re-exported here: :func:`extract_choice`,
+:mod:`jurist.metrics.pairwise.choice_readings` (re-exported here: :func:`extract_choice`,
 :func:`read_choice`, :data:`CHOICE_RULES`).
 """
 
@@ -21,7 +21,7 @@ from typing import Literal
 import dspy
 from pydantic import BaseModel, Field
 
-from jurist.metrics.choice_readings import (
+from jurist.metrics.pairwise.choice_readings import (
     CHOICE_RULES,
     Choice,
     ChoiceReading,

@@ -14,6 +14,7 @@ from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from jurist.verbs._calibration_estimate import estimate_calibration
+    from jurist.verbs._probe import default_probe_dir, probe_injection
     from jurist.verbs._verbs import (
         calibrate,
         default_run_dir,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "calibrate",
+    "default_probe_dir",
     "default_run_dir",
     "estimate",
     "estimate_calibration",
@@ -35,6 +37,7 @@ __all__ = [
     "judge_run",
     "judge_specs",
     "optimize",
+    "probe_injection",
     "prompt",
     "score",
 ]

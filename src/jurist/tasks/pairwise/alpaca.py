@@ -1,7 +1,7 @@
 """Scores of AlpacaEval's judged runs as published (``jurist score pairwise annotations.json``).
 
 :func:`score_annotations` gives one annotations file's leaderboard row exactly as alpaca_eval's
-metrics compute it (:mod:`jurist.metrics.alpaca_eval`), with jurist's additions: bootstrap
+metrics compute it (:mod:`jurist.metrics.pairwise.alpaca_eval`), with jurist's additions: bootstrap
 intervals, the length statistics and length bias the task reports for SubEval runs, the
 generators compared, and — given alpaca_eval's ``df_gamed.csv`` — the length-controlled win
 rate. :func:`score_folder` gives the leaderboard of a results folder, one row per model.
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from jurist.datasets.alpaca_eval import (
+from jurist.datasets.pairwise.alpaca_eval import (
     AlpacaAnnotations,
     GamedData,
     annotation_files,
@@ -24,14 +24,14 @@ from jurist.datasets.alpaca_eval import (
     read_gamed,
 )
 from jurist.errors import ConfigError, InputError, install_hint
-from jurist.metrics.alpaca_eval import (
+from jurist.metrics.pairwise.alpaca_eval import (
     LengthControlled,
     alpaca_bootstrap,
     alpaca_winrate,
     discrete_preferences,
     length_controlled_winrate,
 )
-from jurist.metrics.pairwise import length_stats
+from jurist.metrics.pairwise.subeval import length_stats
 from jurist.report.figures import Figure
 from jurist.report.standard_figures import bars_figure
 from jurist.tasks.pairwise.alpaca_report import AlpacaLeaderboard, AlpacaScores, leaderboard_frame

@@ -22,8 +22,8 @@ from typing import Any
 import pandas as pd
 
 from jurist.atomic import atomic_write, atomic_write_text
-from jurist.metrics.alpaca_eval import AlpacaWinRate, LengthControlled
-from jurist.metrics.pairwise import LengthBias
+from jurist.metrics.pairwise.alpaca_eval import AlpacaWinRate, LengthControlled
+from jurist.metrics.pairwise.subeval import LengthBias
 from jurist.report.jsonout import dumps, json_ready
 from jurist.report.markdown import fmt, table
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from jurist.metrics.pairwise import length_bias
+from jurist.metrics.pairwise.subeval import length_bias
 from jurist.tasks.calibration_rows import NAN, bootstrap, ratio
 from jurist.tasks.pairwise.lengths import token_counter
 
@@ -21,7 +21,7 @@ __all__ = ["pair_bias", "pairwise_records"]
 
 
 def pairwise_records(judged: pd.DataFrame) -> pd.DataFrame:
-    """One record per ordered comparison, in :mod:`jurist.metrics.pairwise`'s format."""
+    """One record per ordered comparison, in :mod:`jurist.metrics.pairwise.subeval`'s format."""
     rows = []
     for pair in judged.itertuples(index=False):
         for order, first, second, choice in (
@@ -48,7 +48,7 @@ def pair_bias(judged: pd.DataFrame, settings: dict[str, Any]) -> dict[str, Any]:
 
     - ``position_1_rate`` = first-position picks / decisive judgments (A or B, both orders),
       with a bootstrap interval over pairs; ``position_bias = |position_1_rate − ½|``;
-    - ``longer_win_rate``: :func:`jurist.metrics.pairwise.length_bias` of the pairs' records
+    - ``longer_win_rate``: :func:`jurist.metrics.pairwise.subeval.length_bias` of the pairs' records
       (lengths in ``length_unit``, see :func:`~jurist.tasks.pairwise.lengths.token_counter`);
     - ``gold_longer_rate``: the share of gold labels ``1``/``2`` of unequal-length pairs that
       name the longer response; ``length_bias = longer_win_rate − gold_longer_rate``.

@@ -18,9 +18,9 @@ import pandas as pd
 from jurist.datasets.pairwise.shapes import NoMajority
 from jurist.datasets.pairwise.tables import load_pairs
 from jurist.metrics.annotators import annotator_agreement
-from jurist.metrics.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.gold_agreement import agreement_by_label
-from jurist.metrics.pairwise import gold_agreement, pair_verdicts
+from jurist.metrics.pairwise.choice_readings import ChoiceReadings, read_choices
+from jurist.metrics.pairwise.subeval import gold_agreement, pair_verdicts
 from jurist.signatures.pairwise import ChoiceRule, PairwiseInputs, extract_choice
 from jurist.tasks.pairwise.report import PairsAgreement
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge

@@ -4,7 +4,7 @@ after the swap rule.
 A pair is one comparison asked in both orders, two runner items: ``ID|12`` and ``ID|21`` for a
 pairs file, the two orders' ``cmp_index`` for a SubEval table (the unit is named by the first
 order's). A member's verdict on the pair is the task's own two-order verdict
-(:func:`jurist.metrics.pairwise.pair_verdicts`): the choices mapped back to the original
+(:func:`jurist.metrics.pairwise.subeval.pair_verdicts`): the choices mapped back to the original
 numbering, ``1`` or ``2`` when both orders agree, ``tie`` when they pick a tie option in both
 orders or disagree (a judge that always picks the first slot gives ``tie``), and none when an
 order failed. A vote without a winner gives ``tie``.
@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from jurist.metrics.pairwise import pair_verdicts
+from jurist.metrics.pairwise.subeval import pair_verdicts
 from jurist.tasks._unit_verdicts import UnitVerdicts
 from jurist.tasks.pairwise.gold import ORDERS
 from jurist.tasks.pairwise.run import PairwiseData

@@ -35,8 +35,8 @@ import pandas as pd
 from jurist.atomic import atomic_write, atomic_write_text
 from jurist.datasets.pairwise.tables import COMPARISON_COLUMNS
 from jurist.errors import install_hint
-from jurist.metrics.choice_readings import RULE_NAMES, ChoiceReadings
-from jurist.metrics.pairwise import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
+from jurist.metrics.pairwise.choice_readings import RULE_NAMES, ChoiceReadings
+from jurist.metrics.pairwise.subeval import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
 from jurist.report.markdown import fmt, table
 
 __all__ = [
@@ -89,7 +89,7 @@ class PairwiseScores:
         source: Where the records came from.
         records: The judged records, with ``choice`` and ``status``.
         pairs: One row per comparison with both orders' choices
-            (:func:`~jurist.metrics.pairwise.pair_table`).
+            (:func:`~jurist.metrics.pairwise.subeval.pair_table`).
         counts: Comparisons, failures, exact matches, extraction.
         consistency: Consistency and position preference.
         length_stats: Mean and std of response lengths per model.
@@ -132,10 +132,10 @@ class PairsAgreement:
 
     Attributes:
         judged: One row per pair: its fields, both orders' judgements and choices, and the
-            verdict (see :func:`~jurist.metrics.pairwise.pair_verdicts`).
+            verdict (see :func:`~jurist.metrics.pairwise.subeval.pair_verdicts`).
         agreement: One row per dataset (plus ``all``): accuracy, order accuracy, Cohen's
             kappa with intervals, consistency and coverage (see
-            :func:`~jurist.metrics.pairwise.gold_agreement`).
+            :func:`~jurist.metrics.pairwise.subeval.gold_agreement`).
         by_label: Per dataset, agreement per gold label and per verdict.
         num_options: Number of options the judge chose from.
         judge: The judge's name.
@@ -194,7 +194,7 @@ def subeval_win_table(win_rates: pd.DataFrame, reference_model: str, rate: str) 
     denominator) is 0.0, as SubEval writes it.
 
     Args:
-        win_rates: The long table of :func:`jurist.metrics.pairwise.win_rates`.
+        win_rates: The long table of :func:`jurist.metrics.pairwise.subeval.win_rates`.
         reference_model: The opponent.
         rate: ``"win_both_good_rate"`` (win+bothgood) or ``"win_half_tie_rate"`` (win+halfdraw).
     """

@@ -20,8 +20,8 @@ import pandas as pd
 
 from jurist.datasets.pairwise.tables import RecordTable, read_record_table
 from jurist.errors import InputError
-from jurist.metrics.choice_readings import ChoiceReadings, read_choices
-from jurist.metrics.pairwise import (
+from jurist.metrics.pairwise.choice_readings import ChoiceReadings, read_choices
+from jurist.metrics.pairwise.subeval import (
     LengthBias,
     consistency_stats,
     judgement_counts,
@@ -72,7 +72,7 @@ class PairwiseJudge(Protocol):
 def records_from_table(
     table: RecordTable | pd.DataFrame, num_options: int = 4, rule: ChoiceRule = "subeval"
 ) -> pd.DataFrame:
-    """Judged records (see :mod:`jurist.metrics.pairwise`) from a record table.
+    """Judged records (see :mod:`jurist.metrics.pairwise.subeval`) from a record table.
 
     The judge's raw answer (column ``judgement``) gives the ``choice`` by
     :func:`~jurist.signatures.pairwise.extract_choice` with ``rule`` (SubEval's published
@@ -183,7 +183,7 @@ def score_records(
     Args:
         source: A SubEval record file (``record_{judge}_{nopt}.tsv``, XLSX, Parquet, ...),
             a DataFrame in that format, a :class:`RecordTable`, or a DataFrame of judged
-            records that already has a ``choice`` column (see :mod:`jurist.metrics.pairwise`;
+            records that already has a ``choice`` column (see :mod:`jurist.metrics.pairwise.subeval`;
             ``index`` or ``cmp_index``, ``A``, ``B``, optional ``task``, ``status``,
             ``answer1``, ``answer2``) from any judge.
         reference_model: The reference model; inferred when omitted (see

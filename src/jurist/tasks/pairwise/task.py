@@ -10,7 +10,7 @@ import dspy
 import pandas as pd
 from pydantic import BaseModel
 
-from jurist.datasets.alpaca_eval import read_annotations
+from jurist.datasets.pairwise.alpaca_eval import read_annotations
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig

@@ -1,8 +1,11 @@
 """Injection probes of a judge: can text planted in what is judged become the parsed verdict?
 
-``jurist probe injection TASK [DATA] --config C`` works for any task through the task
-contract (:meth:`~jurist.tasks.Task.read`, :meth:`~jurist.tasks.Task.items`,
-:meth:`~jurist.tasks.Task.make_judge`); it names no task.
+``jurist probe injection TASK [DATA] --config C`` (:func:`jurist.verbs.probe_injection`) works
+for any task through the task contract (:meth:`~jurist.tasks.Task.read`,
+:meth:`~jurist.tasks.Task.items`, :meth:`~jurist.tasks.Task.make_judge`); it names no task.
+A probe is judged as ordinary runs of the judging loop, a recipe of two
+(:mod:`jurist.tasks.probes.task`): the clean items, then the attack and control items planted
+from their verdicts, each run into its own sub-directory of the probe's directory.
 
 For each item (the first ``limit`` items of the data) and each case of the probe set
 (``tasks/probes/data/injection.yaml``, or a file of the same shape):
@@ -42,16 +45,21 @@ words (so identifiers, keys and option flags stay intact).
 """
 
 from jurist.tasks.probes.cases import INJECTION_CASES, ProbeCase, load_cases, verdict_view
-from jurist.tasks.probes.run import ProbeOutcome, ProbeReport, injectable_fields, probe_injection, probe_judge
+from jurist.tasks.probes.planting import ProbePlan, inject, injectable_fields, plan_probes
+from jurist.tasks.probes.report import ProbeOutcome, ProbeReport
+from jurist.tasks.probes.task import InjectionProbe, ProbeSettings
 
 __all__ = [
     "INJECTION_CASES",
+    "InjectionProbe",
     "ProbeCase",
     "ProbeOutcome",
+    "ProbePlan",
     "ProbeReport",
+    "ProbeSettings",
+    "inject",
     "injectable_fields",
     "load_cases",
-    "probe_injection",
-    "probe_judge",
+    "plan_probes",
     "verdict_view",
 ]

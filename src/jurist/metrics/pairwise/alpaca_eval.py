@@ -27,7 +27,7 @@ import numpy as np
 
 from jurist.metrics._arrays import ratio
 from jurist.metrics.gold_agreement import bootstrap_cis
-from jurist.metrics.pairwise import LengthBias
+from jurist.metrics.pairwise.subeval import LengthBias
 
 __all__ = [
     "GLM_CS",
@@ -161,7 +161,7 @@ def alpaca_length_bias(
     Decisive: a preference in ``[1, 2]`` with a winner (``q > 0.5`` or ``q < 0.5``, as
     :func:`alpaca_winrate` counts wins) and outputs of unequal length; it chose the longer
     output when the winner's output is the longer one — the same rule as the SubEval
-    length bias (:func:`jurist.metrics.pairwise.length_bias`), one annotation a judgement.
+    length bias (:func:`jurist.metrics.pairwise.subeval.length_bias`), one annotation a judgement.
 
     Returns:
         ``(decisive, longer_wins)``: two 0/1 arrays.

@@ -23,7 +23,7 @@ import numpy as np
 
 from jurist.datasets.io import iter_records
 from jurist.errors import InputError
-from jurist.metrics.alpaca_eval import GamedAnnotations
+from jurist.metrics.pairwise.alpaca_eval import GamedAnnotations
 from jurist.safe_load import quote
 
 __all__ = [
