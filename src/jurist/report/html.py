@@ -251,6 +251,11 @@ class _Column:
     numeric: bool
 
 
+def _filled(items: pd.DataFrame, column: str | None) -> bool:
+    """Whether some item has a value in ``column``."""
+    return column is not None and column in items and bool(items[column].notna().any())
+
+
 def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
     """The table's columns: id, status, the review's columns, error (all columns without a review)."""
     import pandas as pd
@@ -260,7 +265,8 @@ def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
         (review.verdict, "verdict"),
         (review.gold, "gold"),
         (review.agrees, "agrees"),
-        (review.confidence, "confidence"),
+        # A confidence column no item fills (a judge that states none and was not weighed) is left out.
+        (review.confidence if _filled(items, review.confidence) else None, "confidence"),
     ]
     if any(column for column, _ in named) or review.columns:
         chosen = [(column, label) for column, label in named if column]
