@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,13 +194,20 @@ class DeclarativeTask(Task):
         """The judge a config names (see :meth:`Task.make_judge`); an LLM judge reads a label
         written with only a different letter case or spacing as the listed label, which the
         output records (``normalised_from``) and the summary counts (``normalised_verdicts``)."""
-        from jurist.judges.adapters import make_adapter
         from jurist.judges.judge import LLMJudge
 
         judge = super().make_judge(config, options)
         if isinstance(judge, LLMJudge):
-            judge.adapter = make_adapter(judge.config.adapter, normalise_labels=True)
+            judge.use_adapter(functools.partial(_normalising_adapter, judge.config.adapter))
         return judge
+
+    def _judge_files(self) -> list[Path]:
+        """The task file and its examples file (they decide the program)."""
+        files = [Path(self.source)]
+        if isinstance(self.spec.examples, str):
+            examples = Path(self.spec.examples)
+            files.append(examples if examples.is_absolute() else Path(self.source).parent / examples)
+        return files
 
     def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
         from jurist.tasks.declarative.program import postprocess_prediction
@@ -371,3 +379,11 @@ def _outputs(spec: TaskFile) -> dict[str, str]:
     if spec.kind == "pairwise":
         found["order"] = "AB (as given) or BA (responses swapped)"
     return found
+
+
+def _normalising_adapter(adapter: str) -> Any:
+    """The adapter of a task file's LLM judge: it reads a label written with only a different
+    letter case or spacing as the listed label."""
+    from jurist.judges.adapters import make_adapter
+
+    return make_adapter(adapter, normalise_labels=True)
