@@ -20,6 +20,7 @@ from jurist.datasets.ragbench import RagbenchDataset, RagbenchRow, load_ragbench
 from jurist.datasets.samples import resolve_input
 from jurist.metrics.agreement import auroc, rmse
 from jurist.metrics.trace import Weighting, trace_scores_for_sentences
+from jurist.programs.ragbench.baseline import RagbenchBaseline
 from jurist.schemas import ItemResult
 from jurist.sentences import keyed_inputs
 
@@ -86,8 +87,6 @@ def baseline_output(**inputs: Any) -> dict[str, Any]:
         inputs.get("document_sentences"),
         inputs.get("response_sentences"),
     )
-    from jurist.programs.ragbench.baseline import RagbenchBaseline
-
     labels = RagbenchBaseline().label(
         question=inputs["question"], doc_sentences=docs, response_sentences=resp
     )
