@@ -412,8 +412,9 @@ IMPORTS = (
 
 
 def imports_floor() -> dict[str, Any]:
-    """Wall and CPU time of importing what ``jurist judge`` needs for a run (DSPy, pandas,
-    pyarrow, matplotlib), and nothing else: the floor of the one-item row."""
+    """Wall and CPU time of importing what ``jurist judge`` needs for a run whose every verdict
+    is cached (pandas, pyarrow, matplotlib; not DSPy), and nothing else: the floor of the
+    one-item row."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", IMPORTS], check=True)

@@ -91,9 +91,10 @@ def verdict(value: float, target: float, *, at_least: bool) -> str:
 
 BOUNDS = {
     "one-cli": (
-        "bound: imports (the 'imports alone' reference: DSPy, with IPython through "
-        "dspy.evaluate, pandas, pyarrow, matplotlib) and drawing report.html's four SVG "
-        "figures with matplotlib (about 0.27 s of CPU, 0.34 s more to import it)"
+        "bound: imports (the 'imports alone' reference: pandas, pyarrow, numpy and jurist's own "
+        "modules; a run whose every verdict is cached imports neither DSPy nor LiteLLM) and "
+        "report.html's four SVG figures with matplotlib (about 0.4 s: 0.2 s to import it, 0.2 s "
+        "of CPU to draw them)"
     ),
     "cached-cli": (
         "bound: per item, scoring, exports and report.html (the finished-run row) and writing "

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 __all__ = [
     "KeyedSentence",
     "format_keyed",
+    "keyed_inputs",
     "key_documents",
     "key_letters",
     "key_response",
@@ -266,6 +267,24 @@ def key_response(response: str) -> list[KeyedSentence]:
 
 
 _KEY_TRIM = " \t\r\n\"'`()[]{}<>.,;:!?"
+
+
+def keyed_inputs(
+    documents: Sequence[str],
+    response: str,
+    document_sentences: Sequence[Sequence[str]] | None = None,
+    response_sentences: Sequence[Sequence[str]] | None = None,
+) -> tuple[list[KeyedSentence], list[KeyedSentence]]:
+    """The keyed document and response sentences of one item (of a RAGBench judge's inputs).
+
+    Given ``[key, text]`` lists (RAGBench's ``documents_sentences``/``response_sentences``)
+    they are used as they are; otherwise the texts are split and keyed.
+    """
+    if document_sentences is not None and response_sentences is not None:
+        docs = [KeyedSentence(str(key), str(text)) for key, text in document_sentences]
+        resp = [KeyedSentence(str(key), str(text)) for key, text in response_sentences]
+        return docs, resp
+    return key_documents(documents), key_response(response)
 
 
 def normalise_key(key: str) -> str:

@@ -9,6 +9,7 @@ measured by ``benchmarks/startup.py``, not here.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -89,3 +90,44 @@ def test_judge_imports_what_it_needs_when_it_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert {"dspy", "pandas"} <= imported
+
+
+def _judge_rows(tmp_path: Path, server_url: str, rows: int, out: str) -> tuple[dict, set[str]]:
+    """``jurist judge ragbench`` of the first ``rows`` rows into ``out`` with a loopback judge
+    (one cache directory for every call); the summary and the packages the command imported."""
+    from support import ragbench_rows, write_jsonl
+
+    data = write_jsonl(tmp_path / f"rows-{rows}.jsonl", ragbench_rows(rows))
+    config = tmp_path / "judge.yaml"
+    config.write_text(
+        f"model: openai/loopback-judge\napi_base: {server_url}\napi_key_env: JURIST_TEST_API_KEY\n"
+        f"cache_dir: {tmp_path / 'cache'}\n",
+        encoding="utf-8",
+    )
+    done, imported = _run(
+        [
+            "judge",
+            "ragbench",
+            str(data),
+            "--config",
+            str(config),
+            "--out",
+            str(tmp_path / out),
+            "--no-progress",
+        ]
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads((tmp_path / out / "summary.json").read_text(encoding="utf-8")), imported
+
+
+def test_a_run_whose_every_verdict_is_cached_imports_no_model_library(server, tmp_path: Path) -> None:
+    fresh, imported = _judge_rows(tmp_path, server.base_url, 2, "fresh")
+    assert fresh["usage"]["calls"] == 2 and "dspy" in imported
+    cached, imported = _judge_rows(tmp_path, server.base_url, 2, "cached")
+    assert cached["usage"]["calls"] == 0 and cached["usage"]["cache_hits"] == 2
+    assert imported & {"dspy", "litellm", "IPython"} == set()
+    assert cached["ok"] == 2 and cached["trace"] == fresh["trace"]
+    # One item more: its judgment builds the program then, and only it asks the provider.
+    grown, imported = _judge_rows(tmp_path, server.base_url, 3, "grown")
+    assert grown["usage"]["calls"] == 1 and grown["usage"]["cache_hits"] == 2 and "dspy" in imported
+    assert grown["ok"] == 3

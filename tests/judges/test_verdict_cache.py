@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from pydantic import BaseModel
 
@@ -186,3 +187,75 @@ def test_jurist_judge_serves_finished_verdicts_into_a_new_directory(server, llm_
     assert summary["usage"]["calls"] == 0 and summary["usage"]["cache_hits"] == ITEMS
     first = yaml.safe_load((tmp_path / "first" / "summary.json").read_text(encoding="utf-8"))
     assert summary["trace"] == first["trace"]
+
+
+def _counting_programs(monkeypatch) -> list[int]:
+    """Count the RAGBench programs built from now on (the task builds one per judge it builds)."""
+    import jurist.programs.ragbench.program as module
+
+    built: list[int] = []
+    original = module.RagbenchJudge
+
+    class Counted(original):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(module, "RagbenchJudge", Counted)
+    return built
+
+
+def test_a_judge_whose_card_is_kept_builds_its_program_only_for_an_item_not_served(
+    server, llm_config, tmp_path, monkeypatch
+):
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(ITEMS))
+    task = get_task("ragbench")
+    first = task.make_judge(llm_config, task.options())
+    fingerprint = first.fingerprint()
+    _judge(llm_config, data, tmp_path / "first")  # keeps the verdicts and the judge's card
+    built = _counting_programs(monkeypatch)
+
+    server.reset_count()
+    judge = task.make_judge(llm_config, task.options())
+    assert judge.fingerprint() == fingerprint and built == []
+    again = _judge(llm_config, data, tmp_path / "again")
+    assert again.usage.calls == 0 and again.usage.cache_hits == ITEMS and built == []
+
+    more = write_jsonl(tmp_path / "more.jsonl", ragbench_rows(ITEMS + 1))
+    grown = _judge(llm_config, more, tmp_path / "grown")
+    assert grown.ok == ITEMS + 1 and grown.usage.calls == 1 and server.requests == 1
+    assert built == [1]  # built once, for the item no verdict was kept for
+
+
+def test_another_config_or_a_changed_file_is_another_card(server, llm_config, tmp_path, monkeypatch):
+    from jurist.judges.verdicts import card_key
+
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(ITEMS))
+    _judge(llm_config, data, tmp_path / "first")
+    built = _counting_programs(monkeypatch)
+    task = get_task("ragbench")
+    task.make_judge(llm_config.model_copy(update={"temperature": 0.5}), task.options())
+    assert built == [1]
+
+    file = tmp_path / "task.yaml"
+    file.write_text("name: a\n", encoding="utf-8")
+    before = card_key({"task": "a"}, [file])
+    assert card_key({"task": "a"}, [file]) == before
+    file.write_text("name: b\n", encoding="utf-8")
+    assert card_key({"task": "a"}, [file]) != before
+    assert card_key({"task": "b"}, [file]) != card_key({"task": "a"}, [file])
+
+
+def test_a_card_that_does_not_match_the_judge_built_is_refused(server, llm_config, tmp_path):
+    from jurist.judges.verdicts import JudgeCard, verdict_cache
+
+    data = write_jsonl(tmp_path / "in.jsonl", ragbench_rows(ITEMS))
+    _judge(llm_config, data, tmp_path / "first")
+    task = get_task("ragbench")
+    judge = task.make_judge(llm_config, task.options())
+    assert judge._card_key is not None and judge._card is not None
+    verdict_cache(llm_config.cache_dir).write_card(judge._card_key, JudgeCard("0" * 16, judge._card.prefix))
+    stale = task.make_judge(llm_config, task.options())
+    assert stale.fingerprint() == "0" * 16
+    with pytest.raises(RuntimeError, match="does not match the judge built now"):
+        stale.program  # noqa: B018

@@ -16,8 +16,9 @@ from jury_simulation import BOOL_TASK, PAIR_TASK, task_file, write_claims
 
 from jurist import verbs
 from jurist.errors import ConfigError
+from jurist.judges.cache_context import repeat_salt
 from jurist.judges.config import JudgeConfig
-from jurist.judges.lm import build_lm, cache_salt, repeat_salt
+from jurist.judges.lm import build_lm, cache_salt
 from jurist.jury import is_jury_file, load_jury
 from jurist.jury.aggregate import Vote, decide
 from jurist.jury.ballots import unit_outcomes

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from jurist.errors import RunDirectoryError
-from jurist.judges.lm import deferring_cache_writes, metering
+from jurist.judges.cache_context import deferring_cache_writes
+from jurist.judges.lm import metering
 from jurist.runner import RESULTS_DB, Item, ResultStore, run_items
 from jurist.runner.store import ResultWriter
 from jurist.schemas import ItemResult

@@ -26,31 +26,34 @@ import functools
 import hashlib
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Iterator
+import os
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-import dspy
-from dspy.utils.exceptions import AdapterParseError
 from pydantic import BaseModel, ValidationError
 
-from jurist.judges.adapters import INVALID, InvalidVerdictError, make_adapter
+from jurist.judges.cache_context import current_repeat, defer_cache_write, defers_cache_writes
 from jurist.judges.config import JudgeConfig
-from jurist.judges.lm import (
-    UsageMeter,
-    build_lm,
-    defer_cache_write,
-    defers_cache_writes,
-    fatal_provider_error,
-    metering,
-    with_rollout,
+from jurist.judges.verdicts import (
+    VERDICTS_DB,
+    JudgeCard,
+    VerdictCache,
+    card_key,
+    verdict_cache,
+    verdict_key,
+    verdict_prefix,
 )
-from jurist.judges.retry import provider_problem, provider_retrying, refused_logprobs
-from jurist.judges.verdicts import VerdictCache, verdict_cache, verdict_key, verdict_prefix
-from jurist.redaction import redact
+from jurist.redaction import install_log_redaction, redact, register_secret
 from jurist.schemas import LMCall, Usage
+
+if TYPE_CHECKING:
+    import dspy
+
+    from jurist.judges.lm import JudgeLM, UsageMeter
 
 
 class JudgeFailure(Exception):
@@ -194,6 +197,10 @@ def _parse_error_text(exc: BaseException) -> str:
 class LLMJudge:
     """A DSPy program run with the LM a :class:`JudgeConfig` describes.
 
+    Built with :meth:`deferred`, its program, LM and adapter are built when first needed:
+    a batch run whose every item is served by the finished-verdict cache builds none of
+    them and imports neither DSPy nor LiteLLM (see :meth:`deferred`).
+
     Args:
         program: The ``dspy.Module`` to call with the item's inputs as keyword arguments.
         config: The judge config (model, adapter, retries, ...).
@@ -201,6 +208,9 @@ class LLMJudge:
             raising ``OutputError``/``ValueError`` counts as an unparseable answer.
         name: The judge's name in reports.
     """
+
+    _program: dspy.Module | None
+    _adapter: Any
 
     def __init__(
         self,
@@ -210,16 +220,26 @@ class LLMJudge:
         *,
         name: str | None = None,
     ) -> None:
-        self.program = program
+        self._start(config, postprocess, name)
+        self._program = program
+        self._build_lm()
+        self._adapter = self._make_adapter()
+
+    def _start(self, config: JudgeConfig, postprocess: Postprocess, name: str | None) -> None:
         self.config = config
         self.postprocess = postprocess
         self.name = name or config.model
-        self.lm = build_lm(config)
-        self.adapter = make_adapter(config.adapter)
-        self.verdict_scope: str | None = None
-        """What the task adds to the key of a finished verdict (its name, version, options,
-        how it reads an answer); ``None`` (the default) keeps no finished verdicts
-        (:mod:`jurist.judges.verdicts`). Set by the task that builds the judge."""
+        self._program = None
+        self._build_program: Callable[[], dspy.Module] | None = None
+        self._scope_of: Callable[[dspy.Module], str] | None = None
+        self._scope: str | None = None
+        self._lm: JudgeLM | None = None
+        self._repeat = current_repeat()
+        self._adapter = None
+        self._adapter_factory: Callable[[], Any] | None = None
+        self._card: JudgeCard | None = None
+        self._card_key: str | None = None
+        self._card_kept = False
         self._verdicts: tuple[str, bytes, VerdictCache] | None = None
         self.weigh: Callable[[dict[str, Any], Any], dict[str, Any]] | None = None
         """With ``logprobs: true`` in the config: how the task weighs an accepted output by the
@@ -228,25 +248,177 @@ class LLMJudge:
         outputs as ``postprocess`` gave them. Set by the task that builds the judge
         (:mod:`jurist.judges.logprobs`)."""
 
+    @classmethod
+    def deferred(
+        cls,
+        build: Callable[[], dspy.Module],
+        config: JudgeConfig,
+        postprocess: Postprocess,
+        *,
+        scope: Callable[[dspy.Module], str],
+        identity: Mapping[str, Any] | None,
+        files: Sequence[Path] = (),
+        name: str | None = None,
+    ) -> LLMJudge:
+        """A judge of the program ``build()`` makes, whose finished verdicts are keyed with
+        ``scope(program)`` (see :attr:`verdict_scope`).
+
+        With ``identity`` (JSON-ready: what builds the program, e.g. the task's class, name,
+        version and options; ``None``: not known well enough) and the response cache on, the
+        judge's card (:class:`~jurist.judges.verdicts.JudgeCard`) is looked up in the cache
+        directory under ``identity``, the config, the repeat, ``files`` and the state of
+        jurist's package (:func:`~jurist.judges.verdicts.card_key`). Found, the program, LM
+        and adapter are built when an item is not served a finished verdict (the first
+        such item builds them and checks the card); otherwise now, as the constructor
+        does, and the card is kept with the judge's first verdict of a batch run. A compiled
+        program, an ``api_base`` with credentials, or a missing API key builds now too (a
+        missing key is refused now, as always).
+        """
+        judge = cls.__new__(cls)
+        judge._start(config, postprocess, name)
+        judge._build_program = build
+        judge._scope_of = scope
+        key = os.environ.get(config.api_key_env) if config.api_key_env else None
+        eligible = (
+            config.cache
+            and config.program is None
+            and config.basic_auth is None
+            and (not config.api_key_env or bool(key))
+        )
+        if identity is not None and eligible:
+            judge._card_key = card_key(
+                {**identity, "config": config.model_dump(mode="json"), "repeat": judge._repeat}, files
+            )
+            if _usable(Path(config.cache_dir).expanduser()):
+                judge._card = verdict_cache(config.cache_dir).read_card(judge._card_key)
+        if judge._card is None:
+            judge._build()
+            return judge
+        install_log_redaction()  # as building the LM does
+        if key:
+            register_secret(key)
+        return judge
+
+    def _build(self) -> None:
+        """Build the program, the LM and the adapter (a judge of :meth:`deferred`)."""
+        if self._program is None and self._build_program is not None:
+            self._program = self._build_program()
+        if self._lm is None:
+            self._build_lm()
+        if self._adapter is None:
+            self._adapter = self._make_adapter()
+        card = self._card
+        if card is not None:
+            found = (self.fingerprint(), self._own_prefix(self.verdict_scope or ""))
+            if found != (card.fingerprint, card.prefix):
+                raise RuntimeError(
+                    f"the judge card in {self.config.cache_dir} does not match the judge built now "
+                    f"(fingerprint {card.fingerprint}, built {found[0]})"
+                )
+
+    def _build_lm(self) -> None:
+        from jurist.judges.cache_context import repeat_salt
+        from jurist.judges.lm import build_lm
+
+        with repeat_salt(self._repeat):  # as when the judge was made
+            self._lm = build_lm(self.config)
+
+    def _make_adapter(self) -> Any:
+        if self._adapter_factory is not None:
+            return self._adapter_factory()
+        from jurist.judges.adapters import make_adapter
+
+        return make_adapter(self.config.adapter)
+
+    @property
+    def program(self) -> dspy.Module:
+        """The program (built now if it is not yet)."""
+        if self._program is None:
+            self._build()
+        assert self._program is not None
+        return self._program
+
+    @property
+    def lm(self) -> JudgeLM:
+        """The LM (built now, with the program, if it is not yet)."""
+        if self._lm is None:
+            self._build()
+        assert self._lm is not None
+        return self._lm
+
+    @property
+    def adapter(self) -> Any:
+        """The DSPy adapter that formats prompts and parses answers (built now if it is not yet)."""
+        if self._adapter is None:
+            self._build()
+        return self._adapter
+
+    @adapter.setter
+    def adapter(self, adapter: Any) -> None:
+        self._adapter = adapter
+
+    def use_adapter(self, make: Callable[[], Any]) -> None:
+        """Use the adapter ``make()`` gives, made when the judge is built (now, if it is)."""
+        self._adapter_factory = make
+        if self._adapter is not None:
+            self._adapter = make()
+
+    @property
+    def verdict_scope(self) -> str | None:
+        """What the task adds to the key of a finished verdict (its name, version, options,
+        how it reads an answer); ``None`` (the default) keeps no finished verdicts
+        (:mod:`jurist.judges.verdicts`). Set by the task that builds the judge, or given
+        to :meth:`deferred`."""
+        if self._scope is None and self._scope_of is not None:
+            self._scope = self._scope_of(self.program)
+        return self._scope
+
+    @verdict_scope.setter
+    def verdict_scope(self, scope: str | None) -> None:
+        self._scope = scope
+
     def fingerprint(self) -> str:
+        card = self._card
+        if card is not None and self._program is None:
+            return card.fingerprint
         state = json.dumps(self.program.dump_state(), sort_keys=True, default=str)
         return hashlib.sha256(f"{self.config.fingerprint()}|{state}".encode()).hexdigest()[:16]
+
+    def _own_prefix(self, scope: str) -> bytes:
+        return verdict_prefix(self.fingerprint(), self.lm.model, self.lm.kwargs, scope)
 
     def _verdict_slot(self, inputs: dict[str, Any]) -> tuple[VerdictCache, str] | None:
         """Where this item's finished verdict is kept, or ``None`` when it is not: outside a
         batch run (the runner collects the cache writes), with the cache off, or without a
         :attr:`verdict_scope`."""
-        scope = self.verdict_scope
-        if scope is None or not self.config.cache or not defers_cache_writes():
+        if not self.config.cache or not defers_cache_writes():
+            return None
+        card = self._card if self._program is None else None
+        marker = "" if card is not None else self.verdict_scope
+        if marker is None:
             return None
         known = self._verdicts
-        if known is None or known[0] != scope:
-            prefix = verdict_prefix(self.fingerprint(), self.lm.model, self.lm.kwargs, scope)
-            known = self._verdicts = (scope, prefix, verdict_cache(self.config.cache_dir))
+        if known is None or known[0] != marker:
+            prefix = card.prefix if card is not None else self._own_prefix(marker)
+            known = self._verdicts = (marker, prefix, verdict_cache(self.config.cache_dir))
+            self._keep_card(prefix, known[2])
         key = verdict_key(known[1], inputs)
         return None if key is None else (known[2], key)
 
+    def _keep_card(self, prefix: bytes, cache: VerdictCache) -> None:
+        """Hand the runner's writer this judge's card (once; a judge of :meth:`deferred` built
+        now because it had none)."""
+        if self._card_key is None or self._card is not None or self._card_kept:
+            return
+        self._card_kept = True
+        card = JudgeCard(self.fingerprint(), prefix)
+        defer_cache_write(functools.partial(cache.write_card, self._card_key, card))
+
     async def _call(self, lm: dspy.LM, inputs: dict[str, Any]) -> Any:
+        import dspy
+
+        from jurist.judges.retry import provider_retrying
+
         stopping = _stopping.get()
         async for attempt in provider_retrying(self.config.num_retries, cap=self.config.retry_max_wait):
             # trace=None: DSPy would otherwise keep every call's inputs and prediction (for
@@ -283,6 +455,12 @@ class LLMJudge:
                 return Judgment.model_construct(
                     output=served.output, raw=served.raw, usage=served.usage, attempts=1, calls=served.calls
                 )
+        from dspy.utils.exceptions import AdapterParseError
+
+        from jurist.judges.adapters import InvalidVerdictError
+        from jurist.judges.lm import fatal_provider_error, metering, with_rollout
+        from jurist.judges.retry import provider_problem, refused_logprobs
+
         attempts = 0
         with metering(hold_cache_writes=True) as meter, _counted_if_cancelled(meter):
             parse_attempt = 0
@@ -352,6 +530,8 @@ class LLMJudge:
         parse: bool = False,
         invalid: bool = False,
     ) -> JudgeFailure:
+        from jurist.judges.adapters import INVALID
+
         raw = list(meter.raw)
         lm_response = getattr(exc, "lm_response", None)
         if lm_response and str(lm_response) not in raw:
@@ -372,6 +552,18 @@ class LLMJudge:
             attempts=attempts,
             calls=meter.call_details,
         )
+
+
+def _usable(cache_dir: Path) -> bool:
+    """Whether ``cache_dir`` holds finished verdicts and takes new files (a directory that does
+    not is refused when the LM is built, with the reason: the judge is built at once)."""
+    if not (cache_dir / VERDICTS_DB).is_file():
+        return False
+    try:
+        with tempfile.TemporaryFile(dir=cache_dir):
+            return True
+    except OSError:
+        return False
 
 
 def _keep_verdict(slot: tuple[VerdictCache, str], output: dict[str, Any], meter: UsageMeter) -> None:

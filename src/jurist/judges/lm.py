@@ -67,10 +67,15 @@ from dspy.clients import Cache
 
 from jurist.errors import ConfigError, FatalProviderError
 from jurist.judges import dspy_seam
+from jurist.judges.cache_context import (
+    REPEAT_SALT_STRIDE,
+    batch_response_cache_writes,
+    current_repeat,
+    defer_cache_write,
+)
 from jurist.judges.config import LM15_USERINFO, JudgeConfig, Price
 from jurist.judges.limits import ModelLimits, limits_for, prompt_estimate
 from jurist.judges.retry import ProviderProblem, reached_provider
-from jurist.judges.verdicts import writing_verdicts_together
 from jurist.redaction import install_log_redaction, redact, redact_value, register_secret
 from jurist.schemas import LMCall, Message, Usage
 
@@ -200,12 +205,8 @@ class UsageMeter:
         inside :func:`deferring_cache_writes`, hand the writes to its collector instead."""
         held, self.held = self.held, []
         self.served.clear()
-        deferred = _deferred_writes.get()
         for cache, key, value, memory in held:
-            if deferred is not None:
-                deferred.append(functools.partial(cache.write, key, value, memory=memory))
-            else:
-                cache.write(key, value, memory=memory)
+            defer_cache_write(functools.partial(cache.write, key, value, memory=memory))
 
     def drop_held(self) -> None:
         """Drop the held answers of an attempt whose answer was not accepted."""
@@ -245,53 +246,6 @@ def rendered_messages(messages: Any, prompt: Any = None) -> list[Message]:
 
 
 _meter: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("jurist_usage_meter", default=None)
-_deferred_writes: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar(
-    "jurist_deferred_cache_writes", default=None
-)
-
-
-@contextmanager
-def deferring_cache_writes() -> Iterator[list[Callable[[], None]]]:
-    """Collect the response-cache writes of answers accepted in this context (thread or
-    asyncio task) instead of making them; the caller makes them (each is a call with no
-    arguments). The batch runner hands them to its writer thread with the item's row, so
-    the event loop does no disk I/O for the cache."""
-    writes: list[Callable[[], None]] = []
-    token = _deferred_writes.set(writes)
-    try:
-        yield writes
-    finally:
-        _deferred_writes.reset(token)
-
-
-def defers_cache_writes() -> bool:
-    """Whether cache writes made now are collected (see :func:`deferring_cache_writes`)."""
-    return _deferred_writes.get() is not None
-
-
-def defer_cache_write(write: Callable[[], None]) -> None:
-    """Hand ``write`` to the collector of :func:`deferring_cache_writes` (the runner's writer
-    thread makes it); outside that context, make it now."""
-    deferred = _deferred_writes.get()
-    if deferred is None:
-        write()
-    else:
-        deferred.append(write)
-
-
-@contextmanager
-def writing_cache_together() -> Iterator[None]:
-    """A context in which writes to DSPy's response cache are batched into transactions
-    (:meth:`JuristCache.writing_together`; nothing special for another cache), and so are
-    this thread's writes to the verdict caches (:mod:`jurist.judges.verdicts`)."""
-    cache = dspy.cache
-    with ExitStack() as stack:
-        if isinstance(cache, JuristCache):
-            stack.enter_context(cache.writing_together())
-        stack.enter_context(writing_verdicts_together())
-        yield
-
-
 _call_start: contextvars.ContextVar[float | None] = contextvars.ContextVar("jurist_call_start", default=None)
 
 Probe = Callable[["JudgeLM", Any, Any, dict[str, Any]], None]
@@ -632,6 +586,16 @@ class JuristCache(Cache):
                 logger.debug("could not delete a response from the disk cache: %s", exc)
 
 
+@contextmanager
+def _response_cache_together() -> Iterator[None]:
+    """This thread's writes to DSPy's response cache as one transaction, when it is jurist's."""
+    cache = dspy.cache
+    with cache.writing_together() if isinstance(cache, JuristCache) else nullcontext():
+        yield
+
+
+batch_response_cache_writes(_response_cache_together)
+
 _cache_lock = threading.Lock()
 _cache_dir_in_use: Path | None = None
 
@@ -780,31 +744,6 @@ def cache_salt(config: JudgeConfig) -> int:
     return int.from_bytes(digest[:6], "big") * 1000
 
 
-REPEAT_SALT_STRIDE = 1000 << 48
-"""Added to the cache salt per repeat after the first: above every :func:`cache_salt` value, so
-no repeat shares entries with another repeat or another server."""
-
-_repeat: contextvars.ContextVar[int] = contextvars.ContextVar("jurist_repeat", default=1)
-
-
-@contextmanager
-def repeat_salt(index: int) -> Iterator[None]:
-    """LMs built in this context (:func:`build_lm`) answer as the ``index``-th repeat (1, 2, ...)
-    of their config: repeat ``k`` adds ``(k - 1) * REPEAT_SALT_STRIDE`` to the rollout id, so
-    repeats are asked of the provider instead of served each other's cached answers. Repeat 1
-    adds nothing: its cache key is that of a run without repeats."""
-    token = _repeat.set(index)
-    try:
-        yield
-    finally:
-        _repeat.reset(token)
-
-
-def current_repeat() -> int:
-    """The repeat LMs built now answer as (set by :func:`repeat_salt`; 1 outside it)."""
-    return _repeat.get()
-
-
 _KEY_VARIABLES = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
@@ -947,7 +886,7 @@ def build_lm(config: JudgeConfig) -> JudgeLM:
         kwargs["api_key"] = key
     if config.logprobs:
         kwargs.update(logprobs=True, top_logprobs=config.top_logprobs)
-    salt = cache_salt(config) + (_repeat.get() - 1) * REPEAT_SALT_STRIDE
+    salt = cache_salt(config) + (current_repeat() - 1) * REPEAT_SALT_STRIDE
     if salt:
         kwargs["rollout_id"] = salt
     try:

@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from jurist.judges import dspy_seam
-
 __all__ = ["TokenPrice", "token_price", "unpriced_reason"]
 
 
@@ -66,6 +64,8 @@ def token_price(lm: Any) -> TokenPrice | None:
             prompt=configured.input_per_million / 1e6,
             completion=configured.output_per_million / 1e6,
         )
+    from jurist.judges import dspy_seam  # DSPy: only to price a model the config does not
+
     candidates: list[tuple[str, str]] = []
     try:
         route = dspy_seam.route(lm)
@@ -85,6 +85,8 @@ def token_price(lm: Any) -> TokenPrice | None:
 
 def unpriced_reason(lm: Any) -> str:
     """Why :func:`token_price` has no price for ``lm``, in words (for a message)."""
+    from jurist.judges import dspy_seam
+
     if not dspy_seam.fast_path():
         return (
             f"no price for model {lm.model!r}: the price table is read only on jurist's fast call path, "

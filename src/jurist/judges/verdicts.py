@@ -26,6 +26,16 @@ call of the accepted attempt, no provider call, no tokens, no cost; its calls ar
 with their messages and replies, ``cache_hit`` set. An entry that cannot be read back (not
 JSON, another layout, fields of the wrong type, a damaged file) is a miss and is deleted;
 it is never trusted.
+
+A judge's *card* (:class:`JudgeCard`, table ``judges``) keeps what the key needs of the
+judge itself (its fingerprint and the key's judge part, :func:`verdict_prefix`), found
+by what built the judge (:func:`card_key`): the task's class, name, version and options, the
+judge config, the repeat, the versions of Python, jurist and DSPy, the size and modification
+time of every file of jurist's package (as Python's bytecode cache checks a source) and of
+the files the task names (a YAML task's file and its examples). A run whose every item is
+served then builds neither the program nor the LM, and imports neither DSPy nor LiteLLM
+(:meth:`jurist.judges.judge.LLMJudge.deferred`). A card is written each time a judge is
+built with its program; another code or config gives another card key (a miss).
 """
 
 from __future__ import annotations
@@ -33,10 +43,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sqlite3
+import sys
 import threading
-from collections.abc import Callable, Container, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -55,6 +69,7 @@ LAYOUT = 1
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, entry TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS messages (sha256 TEXT PRIMARY KEY, content TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS judges (key TEXT PRIMARY KEY, entry TEXT NOT NULL);"
 )
 
 _KNOWN_TEXTS = 4096
@@ -93,6 +108,51 @@ def verdict_key(prefix: bytes, inputs: Mapping[str, Any]) -> str | None:
     except (TypeError, ValueError):
         return None
     return hashlib.sha256(prefix + text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class JudgeCard:
+    """What the verdict key needs of a judge: its fingerprint and the key's judge part."""
+
+    fingerprint: str
+    prefix: bytes
+
+
+def _file_state(path: Path) -> list[Any]:
+    try:
+        found = path.stat()
+    except OSError:
+        return [str(path), None]
+    return [str(path), found.st_size, found.st_mtime_ns]
+
+
+@cache
+def _package_state() -> str:
+    """A digest of the path, size and modification time of every file of jurist's package."""
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(name for name in folders if name != "__pycache__")
+        for name in sorted(files):
+            path = Path(folder, name)
+            found.append(_file_state(path)[1:] + [str(path.relative_to(root))])
+    return hashlib.sha256(json.dumps(found).encode("utf-8")).hexdigest()
+
+
+def card_key(identity: Mapping[str, Any], files: Iterable[Path] = ()) -> str:
+    """The key of a judge's :class:`JudgeCard`: ``identity`` (JSON-ready: what built the
+    judge, see the module) with the versions of Python, jurist and DSPy, the state of
+    jurist's package files and of ``files`` (path, size, modification time)."""
+    head = {
+        "identity": identity,
+        "python": sys.version,
+        "jurist": _version("jurist"),
+        "dspy": _version("dspy"),
+        "package": _package_state(),
+        "files": [_file_state(Path(path)) for path in files],
+        "layout": LAYOUT,
+    }
+    return hashlib.sha256(json.dumps(head, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
 class Served:
@@ -271,6 +331,34 @@ class VerdictCache:
             db.execute("INSERT OR REPLACE INTO verdicts (key, entry) VALUES (?, ?)", (key, entry))
         except (sqlite3.Error, TypeError, ValueError) as exc:
             logger.debug("could not write a verdict to %s: %s", self.path, exc)
+
+    def read_card(self, key: str) -> JudgeCard | None:
+        """The judge card stored under ``key`` (:func:`card_key`), or ``None``."""
+        db = self._connection()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT entry FROM judges WHERE key = ?", (key,)).fetchone()
+            entry = json.loads(row[0]) if row is not None else None
+        except (sqlite3.Error, TypeError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("layout") != LAYOUT:
+            return None
+        fingerprint, prefix = entry.get("fingerprint"), entry.get("prefix")
+        if not isinstance(fingerprint, str) or not isinstance(prefix, str):
+            return None
+        return JudgeCard(fingerprint, prefix.encode("utf-8"))
+
+    def write_card(self, key: str, card: JudgeCard) -> None:
+        """Store ``card`` under ``key`` (a failed write is logged and skipped)."""
+        db = self._connection()
+        if db is None:
+            return
+        entry = {"layout": LAYOUT, "fingerprint": card.fingerprint, "prefix": card.prefix.decode("utf-8")}
+        try:
+            db.execute("INSERT OR REPLACE INTO judges (key, entry) VALUES (?, ?)", (key, json.dumps(entry)))
+        except sqlite3.Error as exc:
+            logger.debug("could not write a judge card to %s: %s", self.path, exc)
 
     def evict(self, key: str) -> None:
         """Delete the entry under ``key``."""

@@ -2,7 +2,7 @@
 
 Two kinds exist. A **jury** (a jury file) is several judges; their runs are ``DIR/jurors/NAME``.
 **Repeats** ask one judge ``K`` times (``--repeats K``); their runs are ``DIR/repeats/1..K``,
-and repeat ``k`` is salted into its own cache entries (:func:`jurist.judges.lm.repeat_salt`).
+and repeat ``k`` is salted into its own cache entries (:func:`jurist.judges.cache_context.repeat_salt`).
 A jury with repeats asks each juror ``K`` times: each ``DIR/jurors/NAME`` is then the panel of
 that juror's repeats. Every member's folder is an ordinary run directory.
 """

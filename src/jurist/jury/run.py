@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, RunDirectoryError
-from jurist.judges.lm import repeat_salt
+from jurist.judges.cache_context import repeat_salt
 from jurist.jury.aggregate import is_number, is_one_value
 from jurist.jury.agreement import agreement_figures, gold_rate, headline, member_pairs
 from jurist.jury.ballots import (

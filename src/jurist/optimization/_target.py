@@ -19,10 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import dspy
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["MetricResult", "OptimizableTask", "Target", "content_key"]
 

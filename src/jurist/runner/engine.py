@@ -68,8 +68,8 @@ from tqdm.auto import tqdm
 
 from jurist.atomic import atomic_write_text
 from jurist.errors import ConfigError, FatalProviderError, RunDirectoryError, Terminated
+from jurist.judges.cache_context import deferring_cache_writes, writing_cache_together
 from jurist.judges.judge import Judge, Stopping, judging_in_run, program_identity
-from jurist.judges.lm import deferring_cache_writes, writing_cache_together
 from jurist.redaction import redact
 from jurist.runner.blocking import call_blocking
 from jurist.runner.budget import Budget, active_limit, check_priced

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from jurist.errors import ConfigError
+from jurist.judges.cache_context import current_repeat, repeat_salt
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
-from jurist.judges.lm import current_repeat, repeat_salt
 
 Backend = Literal["local", "ray"]
 
@@ -152,7 +152,7 @@ class JudgeRecipe:
             options=options)``); it must be picklable by ``cloudpickle``.
         config: The config the driver's judge was built from.
         repeat: The repeat of its config the driver's judge answers as (a jury member asked
-            several times; :func:`~jurist.judges.lm.repeat_salt`): by default the one in force
+            several times; :func:`~jurist.judges.cache_context.repeat_salt`): by default the one in force
             where the recipe is made. It salts the cache keys, not the fingerprint, so each
             process builds its judge under the same repeat.
     """

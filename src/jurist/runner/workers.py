@@ -46,8 +46,8 @@ from typing import Any
 import cloudpickle
 
 from jurist.errors import WorkerLostError
+from jurist.judges.cache_context import deferring_cache_writes, writing_cache_together
 from jurist.judges.judge import Judge
-from jurist.judges.lm import deferring_cache_writes, writing_cache_together
 from jurist.runner.scale import JudgeRecipe, check_fingerprint
 from jurist.runner.store import ResultWriter
 from jurist.runner.tally import Item, Tally, judge_one

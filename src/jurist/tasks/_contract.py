@@ -62,6 +62,7 @@ under the entry-point group ``jurist.tasks``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -308,27 +309,44 @@ class Task:
         raise self.unsupported("judge without a model (no offline baseline)")
 
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The judge a config names: the baseline, the LLM program, or a compiled program."""
+        """The judge a config names: the baseline, the LLM program, or a compiled program.
+
+        The LLM program of a task whose code is jurist's own (its class and the class's
+        ``program`` and ``postprocess``) is built when first needed
+        (:meth:`~jurist.judges.judge.LLMJudge.deferred`): a run whose every verdict is
+        cached builds it not, nor imports DSPy."""
         from jurist.errors import InputError
         from jurist.judges.judge import LLMJudge
-        from jurist.optimization import load_judge_program
 
         def postprocess(prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
             return self.postprocess(prediction, inputs, options)
 
         if config.program is not None:
+            from jurist.optimization import load_judge_program
+
             if not config.program.is_file():
                 raise InputError("compiled program not found", path=config.program, field="program")
             program, runtime = load_judge_program(
                 config, task=self.name, program=self.program(options), options=self.program_options(options)
             )
             judge = LLMJudge(program, runtime, postprocess)
-        elif config.is_baseline:
+            judge.verdict_scope = _verdict_scope(self, options, judge.program)
+            return judge
+        if config.is_baseline:
             return self.baseline(options)
-        else:
-            judge = LLMJudge(self.program(options), config, postprocess)
-        judge.verdict_scope = _verdict_scope(self, options, judge.program)
-        return judge
+        return LLMJudge.deferred(
+            functools.partial(self.program, options),
+            config,
+            postprocess,
+            scope=functools.partial(_verdict_scope, self, options),
+            identity=_judge_identity(self, options),
+            files=self._judge_files(),
+        )
+
+    def _judge_files(self) -> list[Path]:
+        """Files besides jurist's own code that decide this task's program (a task file, its
+        examples): part of the key of its judge's card (:mod:`jurist.judges.verdicts`)."""
+        return []
 
     def judge_options(self, dataset: Any, options: BaseModel) -> BaseModel:
         """The options :meth:`make_judge` is called with to judge ``dataset`` (``options`` by default).
@@ -711,6 +729,22 @@ def finish_scores(
         with run_lock(run):
             write_exports(run, scores, iter_run_results(run))
     return scores
+
+
+def _judge_identity(task: Task, options: BaseModel) -> dict[str, Any] | None:
+    """What builds ``task``'s LLM program, for the key of its judge's card: its class, name,
+    version and options; ``None`` when the class, its ``program`` or its ``postprocess`` is
+    not jurist's own code (a user's task may build its program from anything)."""
+    cls = type(task)
+    parts = [cls, *(getattr(hook, "__func__", hook) for hook in (cls.program, cls.postprocess))]
+    if not all(str(getattr(part, "__module__", "")).startswith("jurist.") for part in parts):
+        return None
+    return {
+        "class": f"{cls.__module__}.{cls.__qualname__}",
+        "task": task.name,
+        "version": task.version,
+        "options": options.model_dump(mode="json"),
+    }
 
 
 def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:

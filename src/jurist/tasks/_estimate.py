@@ -258,7 +258,7 @@ def _judge_row(
     retry_failed: bool,
     select: Selection | None = None,
 ) -> dict[str, Any]:
-    from jurist.judges.lm import repeat_salt
+    from jurist.judges.cache_context import repeat_salt
 
     with repeat_salt(target.repeat):
         judge = task.make_judge(offline_config(target.config), options)

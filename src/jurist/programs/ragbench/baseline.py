@@ -30,10 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jurist.programs._lexical import content_words
 from jurist.sentences import KeyedSentence, key_documents, key_response
-from jurist.signatures.ragbench import RagbenchLabels, SentenceSupport
+
+if TYPE_CHECKING:
+    from jurist.signatures.ragbench import RagbenchLabels, SentenceSupport
 
 __all__ = [
     "FULL_SUPPORT_MIN_COVERAGE",
@@ -118,6 +121,8 @@ class RagbenchBaseline:
 
     def _sentence_label(self, sentence: KeyedSentence, support: _Support) -> SentenceSupport:
         """Turn a support finding into the judge's per-sentence label and explanation."""
+        from jurist.signatures.ragbench import SentenceSupport  # imports DSPy: not at start-up
+
         fully = support.coverage >= self.full_support_min_coverage
         if support.n_words == 0:
             explanation = "States no content words; counted as supported."
@@ -179,6 +184,8 @@ class RagbenchBaseline:
             The TRACe labels over the given keys: one support label per response sentence,
             relevant and utilized keys in document-sentence order, ``dropped_keys`` empty.
         """
+        from jurist.signatures.ragbench import RagbenchLabels  # imports DSPy: not at start-up
+
         doc_words = {sentence.key: content_words(sentence.text) for sentence in doc_sentences}
 
         labels: list[SentenceSupport] = []

@@ -13,26 +13,8 @@ from typing import Any
 import dspy
 
 from jurist.judges.judge import OutputError
-from jurist.sentences import KeyedSentence, format_keyed, key_documents, key_response
+from jurist.sentences import KeyedSentence, format_keyed, keyed_inputs
 from jurist.signatures.ragbench import RagbenchLabeling, RagbenchLabels, SentenceSupport
-
-
-def keyed_inputs(
-    documents: Sequence[str],
-    response: str,
-    document_sentences: Sequence[Sequence[str]] | None = None,
-    response_sentences: Sequence[Sequence[str]] | None = None,
-) -> tuple[list[KeyedSentence], list[KeyedSentence]]:
-    """The keyed document and response sentences of one item.
-
-    Given ``[key, text]`` lists (RAGBench's ``documents_sentences``/``response_sentences``)
-    they are used as they are; otherwise the texts are split and keyed.
-    """
-    if document_sentences is not None and response_sentences is not None:
-        docs = [KeyedSentence(str(key), str(text)) for key, text in document_sentences]
-        resp = [KeyedSentence(str(key), str(text)) for key, text in response_sentences]
-        return docs, resp
-    return key_documents(documents), key_response(response)
 
 
 def _known(keys: Sequence[Any], valid: set[str], dropped: list[str]) -> list[str]:

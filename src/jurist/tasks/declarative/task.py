@@ -196,16 +196,23 @@ class DeclarativeTask(Task):
         output records (``normalised_from``) and the summary counts (``normalised_verdicts``),
         and with ``logprobs: true`` weighs its verdict by the reply's token probabilities
         (:mod:`jurist.tasks.declarative.weighted`)."""
-        from jurist.judges.adapters import make_adapter
         from jurist.judges.judge import LLMJudge
 
         judge = super().make_judge(config, options)
         if isinstance(judge, LLMJudge):
             from jurist.tasks.declarative.weighted import weigh_output
 
-            judge.adapter = make_adapter(judge.config.adapter, normalise_labels=True)
+            judge.use_adapter(functools.partial(_normalising_adapter, judge.config.adapter))
             judge.weigh = functools.partial(weigh_output, self.spec)
         return judge
+
+    def _judge_files(self) -> list[Path]:
+        """The task file and its examples file (they decide the program)."""
+        files = [Path(self.source)]
+        if isinstance(self.spec.examples, str):
+            examples = Path(self.spec.examples)
+            files.append(examples if examples.is_absolute() else Path(self.source).parent / examples)
+        return files
 
     def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
         from jurist.tasks.declarative.program import postprocess_prediction
@@ -385,3 +392,11 @@ def _outputs(spec: TaskFile) -> dict[str, str]:
     if spec.kind == "pairwise":
         found["order"] = "AB (as given) or BA (responses swapped)"
     return found
+
+
+def _normalising_adapter(adapter: str) -> Any:
+    """The adapter of a task file's LLM judge: it reads a label written with only a different
+    letter case or spacing as the listed label."""
+    from jurist.judges.adapters import make_adapter
+
+    return make_adapter(adapter, normalise_labels=True)

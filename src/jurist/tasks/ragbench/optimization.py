@@ -22,16 +22,17 @@ Score of one example, from the gold labels the row carries (RAGBench's
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import dspy
+from typing import TYPE_CHECKING, Any
 
 from jurist.datasets.ragbench import load_ragbench
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.key_overlap import key_overlap
 from jurist.optimization import MetricResult, content_key
-from jurist.programs.ragbench.program import keyed_inputs
+from jurist.sentences import keyed_inputs
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["DEMO_THRESHOLD", "METRIC_NAME", "SUPPORT_WEIGHT", "example_score", "gold_examples"]
 
@@ -70,6 +71,8 @@ def gold_examples(path: str | Path) -> list[dspy.Example]:
     Raises:
         InputError: No row carries a gold label.
     """
+    import dspy
+
     file = resolve_input(path)
     examples = []
     for row in load_ragbench(file):

@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jurist.programs.ragbench.program import keyed_inputs
-from jurist.signatures.ragbench import RagbenchLabels, SentenceSupport
+from jurist.sentences import keyed_inputs
 from jurist.tasks._item_labels import ItemLabels, Labels
 from jurist.tasks.ragbench.scoring import ragbench_output
 
@@ -74,6 +73,8 @@ class SentenceLabels(ItemLabels):
     def compose(
         self, inputs: Mapping[str, Any], voted: Labels, outputs: Sequence[Mapping[str, Any]]
     ) -> dict[str, Any]:
+        from jurist.signatures.ragbench import RagbenchLabels, SentenceSupport
+
         documents, response = _keys(inputs)
         supports = [_support(output) for output in outputs]
         sentences = []

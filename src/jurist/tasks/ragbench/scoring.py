@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -21,9 +21,11 @@ from jurist.datasets.samples import resolve_input
 from jurist.metrics.agreement import auroc, rmse
 from jurist.metrics.trace import Weighting, trace_scores_for_sentences
 from jurist.programs.ragbench.baseline import RagbenchBaseline
-from jurist.programs.ragbench.program import clean_labels, keyed_inputs
 from jurist.schemas import ItemResult
-from jurist.signatures.ragbench import RagbenchLabels
+from jurist.sentences import keyed_inputs
+
+if TYPE_CHECKING:
+    from jurist.signatures.ragbench import RagbenchLabels
 
 TASK = "ragbench"
 TRACE_METRICS = ("context_relevance", "context_utilization", "completeness", "adherence_fraction")
@@ -98,6 +100,8 @@ def llm_postprocess(prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
         inputs.get("document_sentences"),
         inputs.get("response_sentences"),
     )
+    from jurist.programs.ragbench.program import clean_labels
+
     return ragbench_output(clean_labels(prediction, docs, resp), inputs)
 
 

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import dspy
 import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.ragbench import load_ragbench
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.optimization import MetricResult
-from jurist.programs.ragbench.program import RagbenchJudge
 from jurist.report.console import Headline
 from jurist.report.figures import Figure
 from jurist.report.review import Review
@@ -31,6 +29,9 @@ from jurist.tasks.ragbench import calibration, optimization, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
 from jurist.tasks.ragbench.panel import SentenceLabels
 from jurist.tasks.ragbench.report import render_report
+
+if TYPE_CHECKING:
+    import dspy
 
 
 class RagbenchTask(Task):
@@ -70,6 +71,8 @@ class RagbenchTask(Task):
         return (Item(id=row.id, inputs=scoring.ragbench_inputs(row)) for row in dataset)
 
     def program(self, options: BaseModel) -> dspy.Module:
+        from jurist.programs.ragbench.program import RagbenchJudge
+
         return RagbenchJudge()
 
     def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
