@@ -326,8 +326,8 @@ def test_a_cascade_run_again_reads_its_figures_from_the_figure_cache(judged, mon
     # The first run's costs were spent; a cached run costs nothing: its cost figure is another.
     verbs.judge(task, data, cascade, out=folder / "cached", progress=False)
     drawn: list[object] = []
-    real = plots.drawn_svg
-    monkeypatch.setattr(plots, "drawn_svg", lambda figure: drawn.append(figure) or real(figure))
+    real = plots.drawn_svgs
+    monkeypatch.setattr(plots, "drawn_svgs", lambda figures: drawn.extend(figures) or real(figures))
     verbs.judge(task, data, cascade, out=folder / "again", progress=False)
     assert drawn == []
     pages = [(folder / out / "report.html").read_text(encoding="utf-8") for out in ("cached", "again")]

@@ -150,8 +150,8 @@ def test_a_repeated_panel_run_reads_its_figures_from_the_figure_cache(tmp_path, 
         verbs.judge(task, data, config, out=tmp_path / "first", progress=False, repeats=2)
         assert (tmp_path / "cache" / "figures.sqlite").is_file()
         drawn: list[object] = []
-        real = plots.drawn_svg
-        monkeypatch.setattr(plots, "drawn_svg", lambda figure: drawn.append(figure) or real(figure))
+        real = plots.drawn_svgs
+        monkeypatch.setattr(plots, "drawn_svgs", lambda figures: drawn.extend(figures) or real(figures))
         verbs.judge(task, data, config, out=tmp_path / "again", progress=False, repeats=2)
     assert drawn == []
     pages = [(tmp_path / out / "report.html").read_text(encoding="utf-8") for out in ("first", "again")]

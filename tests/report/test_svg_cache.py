@@ -30,13 +30,13 @@ PREFIXES = [f"fig{index}-" for index in range(1, len(FIGURES) + 1)]
 def _not_drawn(monkeypatch: pytest.MonkeyPatch) -> list[Figure]:
     """Make drawing record the figure instead (a served figure is never drawn)."""
     drawn: list[Figure] = []
-    real = plots.drawn_svg
+    real = plots.drawn_svgs
 
-    def record(figure: Figure) -> str:
-        drawn.append(figure)
-        return real(figure)
+    def record(figures: list[Figure]) -> list[str]:
+        drawn.extend(figures)
+        return real(figures)
 
-    monkeypatch.setattr(plots, "drawn_svg", record)
+    monkeypatch.setattr(plots, "drawn_svgs", record)
     return drawn
 
 
@@ -131,11 +131,15 @@ def test_a_damaged_cache_is_drawn_around(tmp_path, monkeypatch, caplog):
     drawn.clear()
     assert figure_svgs(FIGURES, PREFIXES, cache) == fresh and drawn == []  # stored again, whole
 
-    # A file that is not a database at all: drawn, logged, never raised.
+    # A file that is not a database at all: drawn, logged, never raised, and moved aside
+    # so that the drawings start a new file.
     (cache / FIGURES_DB).write_bytes(b"this is not a database" * 100)
     assert figure_svgs(FIGURES, PREFIXES, cache) == fresh
     assert len(drawn) == len(FIGURES)
     assert "figure cache" in caplog.text
+    assert (cache / "figures.sqlite.damaged").is_file() and _entries(cache) == len(FIGURES)
+    drawn.clear()
+    assert figure_svgs(FIGURES, PREFIXES, cache) == fresh and drawn == []
     # A cache folder that cannot be made (a file is in its place): drawn.
     blocked = tmp_path / "file"
     blocked.write_text("x", encoding="utf-8")

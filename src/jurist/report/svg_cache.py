@@ -3,7 +3,7 @@
 Drawing a report's figures costs a run's process about half a second (importing matplotlib,
 then drawing), the most of what a small cached run spends after its imports. The figure
 cache keeps, beside the finished verdicts in the judge's ``cache_dir`` (``figures.sqlite``),
-each figure's drawing (:func:`jurist.report.plots.drawn_svg`: the SVG before its ids get
+each figure's drawing (:func:`jurist.report.plots.drawn_svgs`: the SVG before its ids get
 the page's prefix); :func:`figure_svgs` serves a figure drawn before from it, and imports
 matplotlib only when some figure of the page is not there.
 
@@ -18,12 +18,13 @@ The key (:func:`figure_key`) holds everything that decides the drawing's text:
   settings it draws with; it draws from matplotlib's defaults, never a matplotlibrc file);
 - the versions of matplotlib, NumPy and Python, and the layout of an entry.
 
-A served drawing is byte for byte the one :func:`~jurist.report.plots.drawn_svg` gives:
+A served drawing is byte for byte the one :func:`~jurist.report.plots.drawn_svgs` gives:
 each entry is stored with the SHA-256 of its text and checked against it. An entry that
 does not read back (damaged, another layout) is a miss and is drawn again; a cache file
-that cannot be opened or written (damaged, a read-only folder, a folder that is not there)
-is skipped (a file that cannot be read is logged once): the figures are drawn, never a
-failed report. A drawing that holds text redaction would change (a key in a label) is
+that cannot be opened or written (a read-only folder, a folder that cannot be made) is
+skipped, and a file that is not a database or is damaged is logged once and moved aside
+(``figures.sqlite.damaged``, so the next drawings start a new one): the figures are drawn,
+never a failed report. A drawing that holds text redaction would change (a key in a label) is
 never stored.
 
 Several processes may read and write one file at once: each lookup is one read, each
@@ -60,7 +61,7 @@ LAYOUT = 1
 """The layout of a stored entry and of the key; another layout is another key."""
 
 KEPT = 1000
-"""Drawings a cache file keeps (the newest written); about 10 KB each, compressed."""
+"""Drawings a cache file keeps (the newest written); a few KB each, compressed."""
 
 _TIMEOUT = 10.0
 """Seconds a lookup or a write waits for another process's write before it gives up."""
@@ -132,6 +133,14 @@ def _skip(path: Path, exc: BaseException) -> None:
         logger.warning("the figure cache %s cannot be used (%s); drawing the figures", path, exc)
 
 
+def _set_aside(path: Path) -> None:
+    """Move a damaged cache file aside (``figures.sqlite.damaged``): the next drawings start a new one."""
+    try:
+        path.replace(path.with_name(path.name + ".damaged"))
+    except OSError as exc:
+        logger.debug("could not move the damaged figure cache %s aside: %s", path, exc)
+
+
 def _read(path: Path, keys: Sequence[str]) -> dict[str, str]:
     """The drawings stored under ``keys`` that read back whole (a missing file: none)."""
     if not keys or not path.is_file():
@@ -148,10 +157,12 @@ def _read(path: Path, keys: Sequence[str]) -> dict[str, str]:
             f"SELECT key, sha256, svg FROM figures WHERE key IN ({marks})", list(keys)
         ).fetchall()
     except sqlite3.Error as exc:
-        _skip(path, exc)
-        return {}
-    finally:
         db.close()
+        _skip(path, exc)
+        if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            _set_aside(path)
+        return {}
+    db.close()
     for key, digest, blob in rows:
         try:
             text = zlib.decompress(blob).decode("utf-8")
@@ -173,6 +184,7 @@ def _write(path: Path, drawings: Mapping[str, str]) -> None:
         logger.debug("could not store figures in %s: %s", path, exc)
         return
     try:
+        db.execute("PRAGMA synchronous=NORMAL")  # a cache: a write lost in a power cut is drawn again
         db.execute(_SCHEMA)
         db.execute("BEGIN IMMEDIATE")
         for key, text in drawings.items():
@@ -210,21 +222,24 @@ def figure_svgs(
 
     path = None if cache_dir is None else Path(cache_dir).expanduser() / FIGURES_DB
     keys = [figure_key(figure) if path is not None else None for figure in figures]
-    stored = _read(path, [key for key in keys if key is not None]) if path is not None else {}
-    drawn: dict[str, str] = {}
-    svgs = []
-    for figure, key, prefix in zip(figures, keys, id_prefixes, strict=True):
-        svg = stored.get(key) if key is not None else None
-        if svg is None:
-            from jurist.report.plots import drawn_svg
+    found = _read(path, [key for key in keys if key is not None]) if path is not None else {}
+    drawings = {index: found[key] for index, key in enumerate(keys) if key is not None and key in found}
+    missing = [index for index in range(len(figures)) if index not in drawings]
+    if missing:
+        from jurist.report.plots import drawn_svgs
 
-            svg = drawn_svg(figure)
+        kept: dict[str, str] = {}
+        for index, svg in zip(missing, drawn_svgs([figures[index] for index in missing]), strict=True):
+            drawings[index] = svg
+            key = keys[index]
             if key is not None and redact(svg) == svg:
-                drawn[key] = svg
-        svgs.append(scoped_svg(svg, figure, id_prefix=prefix))
-    if path is not None:
-        _write(path, drawn)
-    return svgs
+                kept[key] = svg
+        if path is not None:
+            _write(path, kept)
+    return [
+        scoped_svg(drawings[index], figure, id_prefix=prefix)
+        for index, (figure, prefix) in enumerate(zip(figures, id_prefixes, strict=True))
+    ]
 
 
 def run_cache_dir(run_dir: Path) -> Path | None:
