@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from jurist.errors import InputError, RunDirectoryError
-from jurist.redaction import redact, redact_secrets, redact_value
+from jurist.redaction import redact, redact_secrets, redact_value, redacting_once
 from jurist.schemas import ItemDetail, ItemResult, LMCall, Message, Usage, rationale_of
 
 RESULTS_DB = "results.sqlite"
@@ -77,6 +77,9 @@ COMMIT_EVERY_ITEMS = 64
 
 COMMIT_EVERY_SECONDS = 0.2
 """... or once the oldest waiting item finished this many seconds ago, whichever comes first."""
+
+YIELD_EVERY_SECONDS = 0.001
+"""How long a :class:`ResultWriter` holds the interpreter lock at most between items."""
 
 logger = logging.getLogger(__name__)
 
@@ -687,7 +690,8 @@ class ResultWriter:
     one transaction; :meth:`close` writes what is left. So an item is committed at the latest
     about ``batch_seconds`` after it finished, and the thread wakes a few times a second
     instead of once per item (each wake-up passes the interpreter lock between threads).
-    Between items it yields the lock, so the event loop is not held up by a batch.
+    Between items it yields the lock at least every :data:`YIELD_EVERY_SECONDS`, so the
+    event loop is not held up by a batch (and the lock does not change hands per item).
 
     The first write that fails (a damaged or read-only ``results.sqlite``, a full disk) is
     kept in :attr:`error` and nothing more is written; the runner raises it.
@@ -761,6 +765,11 @@ class ResultWriter:
     def _write(self, taken: list[_Waiting]) -> None:
         if self.error is not None:
             return
+        # A reply goes to the response cache, the verdict cache and the row: scanned once.
+        with redacting_once():
+            self._write_redacted(taken)
+
+    def _write_redacted(self, taken: list[_Waiting]) -> None:
         writes = [write for _, before, _, _ in taken for write in before]
         if writes:
             with self.writing_together():
@@ -772,9 +781,12 @@ class ResultWriter:
         batch = _Batch()
         rows = []
         try:
+            yielded = time.perf_counter()
             for result, _, position, inputs in taken:
                 rows.append(self.store._row(result, batch, position, inputs))
-                time.sleep(0)  # let the event loop take the interpreter lock if it waits for it
+                if time.perf_counter() - yielded >= YIELD_EVERY_SECONDS:
+                    time.sleep(0)  # let the event loop take the interpreter lock if it waits for it
+                    yielded = time.perf_counter()
             self.store._write_rows(rows, batch)
         except BaseException as exc:
             self.error = exc
