@@ -295,22 +295,29 @@ def _pattern(extra: Iterable[str | None] = ()) -> _Redaction:
 
 class _Once:
     """What :func:`redacting_once` keeps for its thread: the secrets' pattern, read once, and
-    the texts found clean under it."""
+    the texts found clean under it (at most :data:`_CLEAN_CHARACTERS` characters of them)."""
 
-    __slots__ = ("clean", "pattern")
+    __slots__ = ("characters", "clean", "pattern")
 
     def __init__(self, pattern: _Redaction) -> None:
         self.pattern = pattern
         self.clean: set[str] = set()
+        self.characters = 0
 
     def remember(self, texts: Iterable[str]) -> None:
-        if len(self.clean) >= _CLEAN_TEXTS:
-            self.clean.clear()
-        self.clean.update(texts)
+        for text in texts:
+            if self.characters + len(text) > _CLEAN_CHARACTERS:
+                if len(text) > _CLEAN_CHARACTERS // 8:
+                    continue  # a long text is not kept
+                self.clean.clear()  # start over
+                self.characters = 0
+            self.clean.add(text)
+            self.characters += len(text)
 
 
-_CLEAN_TEXTS = 4096
-"""Texts a :func:`redacting_once` context remembers as clean (then it starts over)."""
+_CLEAN_CHARACTERS = 1 << 20
+"""How much text a :func:`redacting_once` context remembers as clean (then it starts over):
+a bound on the memory it holds, whatever it redacts."""
 
 _once = threading.local()
 

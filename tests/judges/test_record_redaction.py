@@ -108,3 +108,16 @@ def test_a_clean_value_is_returned_as_it_is_and_a_secret_one_is_copied():
     redacted = redact_value(leaked)
     assert redacted == {"outputs": [f"my key is {REDACTED}"], "raw": None}
     assert leaked["outputs"] == [f"my key is {SECRET}"]  # the original is not modified
+
+
+def test_redacting_once_holds_a_bounded_amount_of_clean_text():
+    from jurist.redaction import _CLEAN_CHARACTERS, _once
+
+    with redacting_once():
+        for i in range(400):
+            text = f"clean text {i} " * 500  # about 7,000 characters each
+            assert redact(text) == text
+            assert redact_value({"reply": text, "n": i}) == {"reply": text, "n": i}
+        assert 0 < _once.active.characters <= _CLEAN_CHARACTERS
+        assert sum(map(len, _once.active.clean)) == _once.active.characters
+    assert _once.active is None
