@@ -360,10 +360,8 @@ def _details(
     messages: dict[str, str] = {}
     try:
         with ResultStore(db) as store:
-            for item_id in ids:
-                detail = store.item_detail(item_id)
-                if detail is None:
-                    continue
+            for detail in store.item_details(ids):
+                item_id = detail.id
                 calls = None
                 if detail.calls is not None:
                     calls = []
