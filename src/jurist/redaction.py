@@ -60,7 +60,7 @@ import re
 import threading
 import traceback
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -75,6 +75,7 @@ __all__ = [
     "redact_file",
     "redact_secrets",
     "redact_value",
+    "redacting_once",
     "register_secret",
     "shape_token",
 ]
@@ -237,6 +238,10 @@ class _Redaction:
     def sub(self, text: str) -> str:
         return self.pattern.sub(self._replace, text)
 
+    def finds(self, text: str) -> bool:
+        """Whether anything in ``text`` would be redacted (a scan that builds no new text)."""
+        return self.pattern.search(text) is not None
+
     def _replace(self, match: re.Match[str]) -> str:
         text = match.group(0)
         if text in self.secrets:
@@ -274,12 +279,77 @@ def _current_environment_secrets() -> tuple[str, ...]:
     return found
 
 
-def _pattern(extra: Iterable[str | None] = ()) -> _Redaction:
+def _configured() -> set[str]:
+    """The configured secrets: registered, and those of secret-named environment variables."""
     with _registered_lock:
         known = set(_registered)
     known.update(_current_environment_secrets())
+    return known
+
+
+def _pattern(extra: Iterable[str | None] = ()) -> _Redaction:
+    known = _configured()
     known.update(value.strip() for value in extra if value and len(value.strip()) >= MIN_SECRET_LENGTH)
     return _compile(tuple(sorted(known, key=lambda secret: (-len(secret), secret))))
+
+
+class _Once:
+    """What :func:`redacting_once` keeps for its thread: the secrets' pattern, read once, and
+    the texts found clean under it (at most :data:`_CLEAN_CHARACTERS` characters of them)."""
+
+    __slots__ = ("characters", "clean", "pattern")
+
+    def __init__(self, pattern: _Redaction) -> None:
+        self.pattern = pattern
+        self.clean: set[str] = set()
+        self.characters = 0
+
+    def remember(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            if self.characters + len(text) > _CLEAN_CHARACTERS:
+                if len(text) > _CLEAN_CHARACTERS // 8:
+                    continue  # a long text is not kept
+                self.clean.clear()  # start over
+                self.characters = 0
+            self.clean.add(text)
+            self.characters += len(text)
+
+
+_CLEAN_CHARACTERS = 1 << 20
+"""How much text a :func:`redacting_once` context remembers as clean (then it starts over):
+a bound on the memory it holds, whatever it redacts."""
+
+_once = threading.local()
+
+
+@contextlib.contextmanager
+def redacting_once() -> Iterator[None]:
+    """Redact what this thread writes in the context with the secrets known when it began,
+    and scan each distinct text once: a text :func:`redact` or :func:`redact_value` found
+    clean is not scanned again in the context (a reply that goes to the response cache, the
+    verdict cache and the run's store is scanned once, not three times). What is redacted
+    is what it would be outside the context, as long as no secret is configured meanwhile
+    (a call given ``extra`` secrets is redacted as outside it). Contexts nest (the outermost
+    one holds).
+    """
+    if getattr(_once, "active", None) is not None:
+        yield
+        return
+    _once.active = _Once(_pattern())
+    try:
+        yield
+    finally:
+        _once.active = None
+
+
+def _in_context(extra: Iterable[str | None]) -> tuple[_Redaction, _Once | None]:
+    """The pattern to redact with, and the :func:`redacting_once` context that holds it (none
+    when ``extra`` names secrets: those are redacted as outside the context)."""
+    given = tuple(extra)
+    active: _Once | None = getattr(_once, "active", None)
+    if active is not None and not given:
+        return active.pattern, active
+    return _pattern(given), None
 
 
 def redact(text: str, *, extra: Iterable[str | None] = ()) -> str:
@@ -292,7 +362,18 @@ def redact(text: str, *, extra: Iterable[str | None] = ()) -> str:
     """
     if not text:
         return text
-    return _pattern(extra).sub(text)
+    return _redact_text(text, *_in_context(extra))
+
+
+def _redact_text(text: str, pattern: _Redaction, active: _Once | None) -> str:
+    if active is None:
+        return pattern.sub(text)
+    if text in active.clean:
+        return text
+    new = pattern.sub(text)
+    if new == text:
+        active.remember((text,))
+    return new
 
 
 @functools.lru_cache(maxsize=64)
@@ -311,9 +392,8 @@ def redact_secrets(text: str) -> str:
     """
     if not text:
         return text
-    with _registered_lock:
-        known = set(_registered)
-    known.update(_current_environment_secrets())
+    active: _Once | None = getattr(_once, "active", None)
+    known = active.pattern.secrets if active is not None else _configured()
     present = sorted(
         (secret for secret in known if secret in text), key=lambda secret: (-len(secret), secret)
     )
@@ -389,6 +469,44 @@ def _redact_object(value: Any, pattern: _Redaction, depth: int, seen: set[int]) 
     return value, False
 
 
+def _collect_texts(value: Any, texts: list[str], depth: int, path: set[int]) -> None:
+    """Append to ``texts`` every text :func:`_redact_walk` would redact in ``value``, walking
+    it as that function walks it: strings, bytes (as UTF-8 text), dict keys and values, list,
+    tuple and set items, other mappings, and the attributes of objects (a pydantic model's
+    fields and extra fields); not past depth 64 nor into a cycle."""
+    if isinstance(value, str):
+        texts.append(value)
+        return
+    if value is None or isinstance(value, bool | int | float | complex):
+        return
+    if isinstance(value, bytes | bytearray):
+        texts.append(bytes(value).decode("utf-8", errors="surrogateescape"))
+        return
+    if depth > 64 or id(value) in path:
+        return
+    path.add(id(value))
+    try:
+        if type(value) is dict:
+            for key, item in value.items():
+                _collect_texts(key, texts, depth + 1, path)
+                _collect_texts(item, texts, depth + 1, path)
+        elif type(value) in (list, tuple, set, frozenset):
+            for item in value:
+                _collect_texts(item, texts, depth + 1, path)
+        else:
+            attributes = getattr(value, "__dict__", None)
+            if isinstance(attributes, dict):
+                for item in attributes.values():
+                    _collect_texts(item, texts, depth + 1, path)
+                extra = getattr(value, "__pydantic_extra__", None)
+                if isinstance(extra, dict):
+                    _collect_texts(extra, texts, depth + 1, path)
+            elif isinstance(value, Mapping):
+                _collect_texts(dict(value), texts, depth, path)
+    finally:
+        path.discard(id(value))
+
+
 def redact_value(value: T, *, extra: Iterable[str | None] = ()) -> T:
     """``value`` with every string in it redacted (see :func:`redact`).
 
@@ -396,8 +514,27 @@ def redact_value(value: T, *, extra: Iterable[str | None] = ()) -> T:
     objects (pydantic models such as LiteLLM's ``ModelResponse``, dataclasses). The value is
     returned unchanged (the same object) when nothing in it is secret; otherwise a copy is
     returned and ``value`` itself is never modified.
+
+    The common case costs one scan: every text in ``value`` is joined with line breaks and
+    scanned at once. When nothing matches, nothing in ``value`` is secret (a pattern that
+    matches inside one text matches inside the joined text, and none is anchored to a text's
+    start or end) and ``value`` is returned without a second walk; otherwise each text is
+    redacted on its own.
     """
-    new, _changed = _redact_walk(value, _pattern(extra), 0, set())
+    pattern, active = _in_context(extra)
+    if isinstance(value, str):
+        return _redact_text(value, pattern, active) if value else value  # type: ignore[return-value]
+    texts: list[str] = []
+    _collect_texts(value, texts, 0, set())
+    if active is not None:
+        texts = [text for text in texts if text not in active.clean]
+    if not texts:
+        return value
+    if not pattern.finds(texts[0] if len(texts) == 1 else "\n".join(texts)):
+        if active is not None:
+            active.remember(texts)
+        return value
+    new, _changed = _redact_walk(value, pattern, 0, set())
     return new  # type: ignore[no-any-return]
 
 

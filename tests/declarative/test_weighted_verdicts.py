@@ -180,6 +180,13 @@ def test_a_cached_rerun_serves_the_same_weighed_verdicts(tmp_path, bool_server) 
     assert judged(tmp_path, BOOL_TASK, bool_rows(), plain, out="plain")[0] == 0
     assert bool_server.requests == sent + 4 and "logprobs" not in bool_server.bodies[-1]
     assert all("weighted" not in output for output in outputs(tmp_path / "plain").values())
+    # Its report and the viewer offer no confidence column nor "confidence below" queue.
+    review = json.loads((tmp_path / "plain" / "review.json").read_text(encoding="utf-8"))
+    assert review["confidence"] is None
+    assert (
+        json.loads((tmp_path / "run" / "review.json").read_text(encoding="utf-8"))["confidence"]
+        == "confidence"
+    )
 
 
 def test_a_label_verdict_gets_its_own_probability_and_a_reliability_curve(tmp_path) -> None:

@@ -226,3 +226,34 @@ def test_program_identity_is_stored_with_every_row(tmp_path):
         detail = store.item_detail("a")
     assert detail is not None and detail.program == identity and detail.rationale == "because"
     assert detail.calls == [LMCall(messages=[Message(role="user", content="q")], replies=["yes"])]
+
+
+def test_item_details_reads_many_items_in_a_few_queries_each_as_recorded(tmp_path):
+    system = Message(role="system", content="You judge support answers.")
+    results, inputs = [], []
+    for i in range(1203):  # more than two chunks of ids
+        user = Message(role="user", content=f"[[ ## answer ## ]]\nanswer {i}")
+        reply = f"[[ ## verdict ## ]]\nyes {i}"
+        call = LMCall(messages=[system, user], replies=[reply], prompt_tokens=10 + i, latency_s=0.5)
+        results.append(
+            ItemResult(id=f"item-{i}", status="ok", output={"verdict": "yes"}, raw=[reply], calls=[call])
+        )
+        inputs.append({"answer": f"answer {i}", "documents": [f"doc {i}", "shared"]})
+    db = tmp_path / RESULTS_DB
+    with ResultStore(db, judge_fingerprint="f") as store:
+        store.put_many(results, list(range(len(results))), inputs)
+    wanted = [f"item-{i}" for i in (1202, 0, 7, 7, 600)] + ["not-recorded"]
+    wanted += [f"item-{i}" for i in range(900)]
+    statements: list[str] = []
+    with ResultStore(db) as store:
+        store._db.set_trace_callback(statements.append)
+        details = list(store.item_details(wanted))
+    assert len(statements) <= 12  # a few queries per chunk of 500 ids, not three per item
+    assert [detail.id for detail in details] == list(dict.fromkeys(wanted[:5] + wanted[6:]))
+    for detail in details:
+        i = int(detail.id.split("-")[1])
+        assert detail.inputs == inputs[i]
+        assert detail.output == {"verdict": "yes"} and detail.raw == results[i].raw
+        (call,) = detail.calls
+        assert call.messages == results[i].calls[0].messages
+        assert call.replies == results[i].raw and call.prompt_tokens == 10 + i and call.latency_s == 0.5

@@ -383,61 +383,6 @@ def _record_failure(exc: BaseException, args: tuple[Any, ...], kwargs: dict[str,
         )
 
 
-def _collect_text(value: Any, texts: list[str], depth: int, path: set[int]) -> None:
-    """Append to ``texts`` every text :func:`jurist.redaction.redact_value` would redact in
-    ``value``, walking it as that function walks it: strings, bytes (as UTF-8 text), dict
-    keys and values, list, tuple and set items, other mappings, and the attributes of objects
-    (a pydantic model's fields and extra fields); not past depth 64 nor into a cycle."""
-    if isinstance(value, str):
-        texts.append(value)
-        return
-    if value is None or isinstance(value, bool | int | float | complex):
-        return
-    if isinstance(value, bytes | bytearray):
-        texts.append(bytes(value).decode("utf-8", errors="surrogateescape"))
-        return
-    if depth > 64 or id(value) in path:
-        return
-    path.add(id(value))
-    try:
-        if type(value) is dict:
-            for key, item in value.items():
-                _collect_text(key, texts, depth + 1, path)
-                _collect_text(item, texts, depth + 1, path)
-        elif type(value) in (list, tuple, set, frozenset):
-            for item in value:
-                _collect_text(item, texts, depth + 1, path)
-        else:
-            attributes = getattr(value, "__dict__", None)
-            if isinstance(attributes, dict):
-                for item in attributes.values():
-                    _collect_text(item, texts, depth + 1, path)
-                extra = getattr(value, "__pydantic_extra__", None)
-                if isinstance(extra, dict):
-                    _collect_text(extra, texts, depth + 1, path)
-            elif isinstance(value, Mapping):
-                _collect_text(dict(value), texts, depth, path)
-    finally:
-        path.discard(id(value))
-
-
-def redact_data(value: Any) -> Any:
-    """:func:`jurist.redaction.redact_value`, with one scan for the common case.
-
-    Every text the redaction would look at is joined with line breaks and redacted at once:
-    when nothing changes, nothing in ``value`` is secret (every pattern that matches inside
-    one text matches inside the joined text, and none crosses a line break without changing
-    the text) and ``value`` itself is returned without a second walk. Otherwise it is
-    :func:`redact_value`.
-    """
-    texts: list[str] = []
-    _collect_text(value, texts, 0, set())
-    joined = "\n".join(texts)
-    if redact(joined) == joined:
-        return value
-    return redact_value(value)
-
-
 class JuristCache(Cache):
     """DSPy's response cache, with writes a judge can hold back and entries it can evict.
 
@@ -478,7 +423,7 @@ class JuristCache(Cache):
     ) -> None:
         meter = _meter.get()
         if meter is None or not meter.hold_cache_writes:
-            super().put(request, redact_data(value), ignored_args_for_cache_key, enable_memory_cache)
+            super().put(request, redact_value(value), ignored_args_for_cache_key, enable_memory_cache)
             return
         try:
             key = self.cache_key(request, ignored_args_for_cache_key)
@@ -551,7 +496,7 @@ class JuristCache(Cache):
 
     def write(self, key: str, value: Any, *, memory: bool = True) -> None:
         """Store ``value`` (redacted) under ``key`` (a key from :meth:`cache_key`)."""
-        value = redact_data(value)
+        value = redact_value(value)
         if memory and self.enable_memory_cache:
             with self._lock:
                 self.memory_cache[key] = value

@@ -32,7 +32,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -252,11 +252,6 @@ class _Column:
     numeric: bool
 
 
-def _filled(items: pd.DataFrame, column: str | None) -> bool:
-    """Whether some item has a value in ``column``."""
-    return column is not None and column in items and bool(items[column].notna().any())
-
-
 def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
     """The table's columns: id, status, the review's columns, error (all columns without a review)."""
     import pandas as pd
@@ -266,8 +261,7 @@ def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
         (review.verdict, "verdict"),
         (review.gold, "gold"),
         (review.agrees, "agrees"),
-        # A confidence column no item fills (a judge that states none and was not weighed) is left out.
-        (review.confidence if _filled(items, review.confidence) else None, "confidence"),
+        (review.confidence, "confidence"),
     ]
     if any(column for column, _ in named) or review.columns:
         chosen = [(column, label) for column, label in named if column]
@@ -367,10 +361,8 @@ def _details(
     messages: dict[str, str] = {}
     try:
         with ResultStore(db) as store:
-            for item_id in ids:
-                detail = store.item_detail(item_id)
-                if detail is None:
-                    continue
+            for detail in store.item_details(ids):
+                item_id = detail.id
                 calls = None
                 if detail.calls is not None:
                     calls = []
@@ -619,8 +611,9 @@ def write_run_views(
     """Write a scored run's ``figures.json``, ``review.json`` and ``report.html`` into ``run_dir``.
 
     The report takes values, never a task: the figures and review columns (what a task's
-    ``figures`` and ``review`` give), and the per-item table and summary, which stand in
-    for files the run directory does not hold. The page is :func:`render_run_html` of the
+    ``figures`` and ``review`` give; a confidence column no item fills is dropped from the
+    review), and the per-item table and summary, which stand in for files the run directory
+    does not hold. The page is :func:`render_run_html` of the
     run directory. Each file is written atomically and redacted, under the run directory's
     lock. ``figure_cache`` is the folder of the figure cache the page's figures are served
     from and kept in (:mod:`jurist.report.svg_cache`; ``None``: drawn, not kept).
@@ -632,6 +625,12 @@ def write_run_views(
 
     run_dir = Path(run_dir)
     figures = list(figures)
+    if review.confidence is not None and not (
+        review.confidence in items and bool(items[review.confidence].notna().any())
+    ):
+        # A confidence column no item fills (a YAML judge that states none and was not
+        # weighed): the report and the viewer show no confidence column or queue.
+        review = replace(review, confidence=None)
     with run_lock(run_dir):
         atomic_write_text(run_dir / FIGURES_JSON, dumps(redact_value(figures_to_json(figures))))
         atomic_write_text(run_dir / REVIEW_JSON, dumps(review.to_json()))

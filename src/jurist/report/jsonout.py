@@ -14,15 +14,22 @@ from typing import Any
 __all__ = ["dumps", "json_ready"]
 
 
+_AS_THEY_ARE = frozenset({str, int, bool, type(None)})
+"""The types of most leaves: strict JSON as they are (no call per leaf)."""
+
+
 def json_ready(value: Any) -> Any:
     """``value`` with NaN/inf as ``None`` and numpy scalars as Python numbers (strict JSON)."""
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:  # most leaves: as they are
+    if kind in _AS_THEY_ARE:
         return value
     if isinstance(value, dict):
-        return {str(k): json_ready(v) for k, v in value.items()}
+        return {
+            k if type(k) is str else str(k): v if type(v) in _AS_THEY_ARE else json_ready(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
+        return [v if type(v) in _AS_THEY_ARE else json_ready(v) for v in value]
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         try:
             value = value.item()

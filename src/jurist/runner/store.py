@@ -45,6 +45,7 @@ version that wrote it (from the run's manifest) and says how to judge the run ag
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import json
 import logging
@@ -60,7 +61,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from jurist.errors import InputError, RunDirectoryError
-from jurist.redaction import redact, redact_secrets, redact_value
+from jurist.redaction import redact, redact_secrets, redact_value, redacting_once
 from jurist.schemas import ItemDetail, ItemResult, LMCall, Message, Usage, rationale_of
 
 RESULTS_DB = "results.sqlite"
@@ -77,6 +78,9 @@ COMMIT_EVERY_ITEMS = 64
 
 COMMIT_EVERY_SECONDS = 0.2
 """... or once the oldest waiting item finished this many seconds ago, whichever comes first."""
+
+YIELD_EVERY_SECONDS = 0.001
+"""How long a :class:`ResultWriter` holds the interpreter lock at most between items."""
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +117,9 @@ CREATE TABLE IF NOT EXISTS messages (
     content TEXT NOT NULL
 )
 """
+
+_CHUNK = 500
+"""Ids (or hashes) read in one query (SQLite allows 999 parameters in older builds)."""
 
 _KNOWN_HASHES = 4096
 """Message hashes a writer remembers as stored (then it starts over): the shared system
@@ -512,36 +519,57 @@ class ResultStore:
         Raises:
             RunDirectoryError: The file is damaged.
         """
-        row = self._guard(
-            lambda: self._db.execute(
+        return next(self.item_details([item_id]), None)
+
+    def item_details(self, item_ids: Iterable[str]) -> Iterator[ItemDetail]:
+        """:meth:`item_detail` of each of these items that is recorded, in the order given (each
+        id once), read in chunks: a few queries per chunk of items, not per item.
+
+        Raises:
+            RunDirectoryError: The file is damaged.
+        """
+        wanted = list(dict.fromkeys(item_ids))
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start : start + _CHUNK]
+            query = (
                 "SELECT id, status, output, error, error_type, raw, attempts, latency_s, usage, "
-                "judge_fingerprint, calls, program FROM results WHERE id = ?",
-                (item_id,),
-            ).fetchone()
-        )
-        if row is None:
-            return None
-        (_, status, output, error, error_type, raw, attempts, latency, usage, fingerprint, calls, program) = (
-            row
-        )
-        parsed = json.loads(output) if output is not None else None
-        raw_texts: list[str] = json.loads(raw)
-        return ItemDetail(
-            id=item_id,
-            inputs=self.item_inputs([item_id]).get(item_id),
-            status=status,
-            output=parsed,
-            rationale=rationale_of(parsed),
-            error=error,
-            error_type=error_type,
-            raw=raw_texts,
-            attempts=attempts,
-            latency_s=latency,
-            usage=Usage.model_validate_json(usage),
-            judge_fingerprint=fingerprint,
-            program=json.loads(program) if program else None,
-            calls=self._resolve_calls(json.loads(calls), raw_texts) if calls is not None else None,
-        )
+                "judge_fingerprint, calls, program FROM results "
+                f"WHERE id IN ({', '.join('?' * len(chunk))})"
+            )
+            rows = self._guard(functools.partial(self._fetch_all, query, chunk))
+            found = {row[0]: row for row in rows}
+            inputs = self.item_inputs(chunk)
+            calls = {item_id: json.loads(row[10]) for item_id, row in found.items() if row[10] is not None}
+            texts = self._message_texts(
+                _call_hashes(record for found_calls in calls.values() for record in found_calls)
+            )
+            for item_id in chunk:
+                row = found.get(item_id)
+                if row is None:
+                    continue
+                (_, status, output, error, error_type, raw, attempts, latency, usage, fingerprint) = row[:10]
+                program = row[11]
+                parsed = json.loads(output) if output is not None else None
+                raw_texts: list[str] = json.loads(raw)
+                yield ItemDetail(
+                    id=item_id,
+                    inputs=inputs.get(item_id),
+                    status=status,
+                    output=parsed,
+                    rationale=rationale_of(parsed),
+                    error=error,
+                    error_type=error_type,
+                    raw=raw_texts,
+                    attempts=attempts,
+                    latency_s=latency,
+                    usage=Usage.model_validate_json(usage),
+                    judge_fingerprint=fingerprint,
+                    program=json.loads(program) if program else None,
+                    calls=_resolve_calls(calls[item_id], raw_texts, texts) if item_id in calls else None,
+                )
+
+    def _fetch_all(self, query: str, parameters: list[str]) -> list[Any]:
+        return self._db.execute(query, parameters).fetchall()
 
     def item_inputs(self, item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The recorded judged inputs of these items (field -> value, in the judge's order).
@@ -558,8 +586,8 @@ class ResultStore:
 
         def read() -> list[tuple[str, str]]:
             rows: list[tuple[str, str]] = []
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
                 marks = ", ".join("?" * len(chunk))
                 query = f"SELECT id, inputs FROM results WHERE inputs IS NOT NULL AND id IN ({marks})"
                 rows.extend(self._db.execute(query, chunk).fetchall())
@@ -623,39 +651,6 @@ class ResultStore:
             if any(digest in digests for _, digest in json.loads(found).values())
         }
 
-    def _resolve_calls(self, records: list[dict[str, Any]], raw: list[str]) -> list[LMCall]:
-        hashes = {digest for record in records for _, digest in record.get("messages", [])}
-        hashes |= {
-            reply for record in records for reply in record.get("replies", []) if isinstance(reply, str)
-        }
-        texts = self._message_texts(hashes)
-        missing = "[message not found in the run store]"
-        calls = []
-        for record in records:
-            replies = [
-                (raw[reply] if 0 <= reply < len(raw) else missing)
-                if isinstance(reply, int)
-                else texts.get(reply, missing)
-                for reply in record.get("replies", [])
-            ]
-            calls.append(
-                LMCall(
-                    attempt=record.get("attempt", 1),
-                    messages=[
-                        Message(role=role, content=texts.get(digest, missing))
-                        for role, digest in record.get("messages", [])
-                    ],
-                    replies=replies,
-                    cache_hit=bool(record.get("cache_hit", False)),
-                    prompt_tokens=record.get("prompt_tokens", 0),
-                    completion_tokens=record.get("completion_tokens", 0),
-                    cost=record.get("cost"),
-                    latency_s=record.get("latency_s"),
-                    error=record.get("error"),
-                )
-            )
-        return calls
-
     def _message_texts(self, hashes: set[str]) -> dict[str, str]:
         if not hashes:
             return {}
@@ -663,14 +658,54 @@ class ResultStore:
 
         def read() -> dict[str, str]:
             found: dict[str, str] = {}
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
                 marks = ", ".join("?" * len(chunk))
                 query = f"SELECT sha256, content FROM messages WHERE sha256 IN ({marks})"
                 found.update(self._db.execute(query, chunk).fetchall())
             return found
 
         return self._guard(read)
+
+
+def _call_hashes(records: Iterable[dict[str, Any]]) -> set[str]:
+    """The hashes of the texts stored calls refer to: their messages, and replies kept by hash."""
+    hashes: set[str] = set()
+    for record in records:
+        hashes.update(digest for _, digest in record.get("messages", []))
+        hashes.update(reply for reply in record.get("replies", []) if isinstance(reply, str))
+    return hashes
+
+
+def _resolve_calls(records: list[dict[str, Any]], raw: list[str], texts: Mapping[str, str]) -> list[LMCall]:
+    """Stored calls as :class:`~jurist.schemas.LMCall` records, their texts found in ``texts``
+    (by hash) and their replies in the row's ``raw`` (by index)."""
+    missing = "[message not found in the run store]"
+    calls = []
+    for record in records:
+        replies = [
+            (raw[reply] if 0 <= reply < len(raw) else missing)
+            if isinstance(reply, int)
+            else texts.get(reply, missing)
+            for reply in record.get("replies", [])
+        ]
+        calls.append(
+            LMCall(
+                attempt=record.get("attempt", 1),
+                messages=[
+                    Message(role=role, content=texts.get(digest, missing))
+                    for role, digest in record.get("messages", [])
+                ],
+                replies=replies,
+                cache_hit=bool(record.get("cache_hit", False)),
+                prompt_tokens=record.get("prompt_tokens", 0),
+                completion_tokens=record.get("completion_tokens", 0),
+                cost=record.get("cost"),
+                latency_s=record.get("latency_s"),
+                error=record.get("error"),
+            )
+        )
+    return calls
 
 
 _Waiting = tuple[ItemResult, list[Callable[[], None]], int | None, Mapping[str, Any] | None]
@@ -687,7 +722,8 @@ class ResultWriter:
     one transaction; :meth:`close` writes what is left. So an item is committed at the latest
     about ``batch_seconds`` after it finished, and the thread wakes a few times a second
     instead of once per item (each wake-up passes the interpreter lock between threads).
-    Between items it yields the lock, so the event loop is not held up by a batch.
+    Between items it yields the lock at least every :data:`YIELD_EVERY_SECONDS`, so the
+    event loop is not held up by a batch (and the lock does not change hands per item).
 
     The first write that fails (a damaged or read-only ``results.sqlite``, a full disk) is
     kept in :attr:`error` and nothing more is written; the runner raises it.
@@ -761,6 +797,11 @@ class ResultWriter:
     def _write(self, taken: list[_Waiting]) -> None:
         if self.error is not None:
             return
+        # A reply goes to the response cache, the verdict cache and the row: scanned once.
+        with redacting_once():
+            self._write_redacted(taken)
+
+    def _write_redacted(self, taken: list[_Waiting]) -> None:
         writes = [write for _, before, _, _ in taken for write in before]
         if writes:
             with self.writing_together():
@@ -772,9 +813,12 @@ class ResultWriter:
         batch = _Batch()
         rows = []
         try:
+            yielded = time.perf_counter()
             for result, _, position, inputs in taken:
                 rows.append(self.store._row(result, batch, position, inputs))
-                time.sleep(0)  # let the event loop take the interpreter lock if it waits for it
+                if time.perf_counter() - yielded >= YIELD_EVERY_SECONDS:
+                    time.sleep(0)  # let the event loop take the interpreter lock if it waits for it
+                    yielded = time.perf_counter()
             self.store._write_rows(rows, batch)
         except BaseException as exc:
             self.error = exc

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.atomic import atomic_path, atomic_write_text
-from jurist.redaction import redact, redact_value
+from jurist.redaction import redact, redact_value, redacting_once
 from jurist.report.console import Headline, with_interval
 from jurist.report.jsonout import dumps, json_ready
 from jurist.schemas import ItemResult
@@ -301,6 +301,11 @@ def write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) 
     rows as ``scores.items.to_csv`` and ``to_parquet`` of the redacted table would, in row
     groups of :data:`PARQUET_ROW_GROUP`, but are written a row group at a time.
     """
+    with redacting_once():  # the secrets are read once, not once per cell
+        _write_exports(run_dir, scores, results)
+
+
+def _write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
