@@ -245,6 +245,8 @@ def test_reports_and_the_viewer_serve_a_judged_run_s_figures(tmp_path, monkeypat
     viewer = Viewer(tmp_path / "runs")
     blocks = viewer.figures(viewer.run("a"))
     assert [block["svg"] for block in blocks] == _svgs(page)
+    jurist.score("ragbench", run, write=True)  # the recorded config's cache_dir
+    assert _svgs((run / "report.html").read_text(encoding="utf-8")) == _svgs(page)
     assert drawn == []
     # With the cache off, every figure is drawn.
     jurist.judge(
