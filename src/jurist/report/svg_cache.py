@@ -123,8 +123,8 @@ def figure_key(figure: Figure) -> str | None:
         drawn = {"kind": _typed(figure.kind), "title": _typed(figure.title), "data": _typed(figure.data)}
     except (_Uncacheable, RecursionError):
         return None
-    text = state + "\n" + json.dumps(drawn, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    text = state + "\n" + json.dumps(drawn, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def _skip(path: Path, exc: BaseException) -> None:
