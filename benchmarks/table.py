@@ -105,10 +105,10 @@ BOUNDS = {
     ),
     "cli-auto": "bound: the command's fixed cost (the one-item row) over a run of 6 s at the ideal rate",
     "memory": (
-        "bound (tracemalloc, 20,000 items): the YAML task's gold file read twice (the summary and "
-        "the per-item gold column; now ids and gold only) and the bootstrap's resample weights "
-        "(about a million at a time: 8 MiB, flat in the run's size); pandas' and pyarrow's own "
-        "buffers are outside tracemalloc's view"
+        "bound (RSS over the run, 100,000 items): the per-item table as it is built from the run "
+        "store's rows (a list of Python objects per column until pandas holds it as Arrow arrays); "
+        "a YAML task's gold file is read once into id and verdict columns, and the bootstrap "
+        "resamples one code per item, its draws flat in the run's size (about a million at a time)"
     ),
 }
 """What bounds a figure whose target is not met, found by profiling it (cProfile, -X importtime)."""

@@ -23,6 +23,7 @@ from jurist.metrics._arrays import (
     scalar,
     values_equal,
 )
+from jurist.metrics.count_codes import CountCodes
 
 __all__ = [
     "accuracy",
@@ -118,7 +119,7 @@ def cohens_kappa(gold: Labels, predicted: Labels, labels: Labels | None = None) 
 
 
 def bootstrap_ci(
-    counts: np.ndarray,
+    counts: np.ndarray | CountCodes,
     statistic: Callable[[np.ndarray], np.ndarray],
     *,
     n_resamples: int = 1000,
@@ -132,7 +133,9 @@ def bootstrap_ci(
     replacement, sums their rows and applies ``statistic`` (vectorized: it receives a
     ``(resamples, k)`` array and returns one value per resample). The interval is the
     ``(1 − confidence)/2`` and ``(1 + confidence)/2`` percentiles of the resampled values,
-    ignoring resamples where the statistic is undefined (NaN).
+    ignoring resamples where the statistic is undefined (NaN). ``counts`` may be
+    :class:`~jurist.metrics.count_codes.CountCodes` (a code per cluster instead of its row):
+    the same interval, bit for bit, without the ``n × k`` matrix.
 
     Returns:
         ``(low, high)``; ``(nan, nan)`` when there are no clusters, ``n_resamples`` is 0,
@@ -142,7 +145,7 @@ def bootstrap_ci(
 
 
 def bootstrap_cis(
-    counts: np.ndarray,
+    counts: np.ndarray | CountCodes,
     statistics: Sequence[Callable[[np.ndarray], np.ndarray]],
     *,
     n_resamples: int = 1000,
@@ -153,12 +156,15 @@ def bootstrap_cis(
 
     Each interval equals :func:`bootstrap_ci` of its statistic with the same ``seed``: the
     resamples are the same draws (a resample's cluster weights are ``Multinomial(n, 1/n)``),
-    drawn a chunk at a time so that at most about a million weights are held at once.
+    drawn a chunk at a time so that at most about a million weights are held at once. With
+    :class:`~jurist.metrics.count_codes.CountCodes`, a resample's sums are its weights summed
+    per code: the same integer counts as the weights times the dense matrix.
     """
-    data = np.asarray(counts, dtype=np.float64)
-    if data.ndim != 2:
+    coded = counts if isinstance(counts, CountCodes) else None
+    data = np.empty((0, 0)) if coded is not None else np.asarray(counts, dtype=np.float64)
+    if coded is None and data.ndim != 2:
         raise ValueError("counts must be a 2-D array: one row per cluster")
-    n = data.shape[0]
+    n = len(coded) if coded is not None else data.shape[0]
     nan = (float("nan"), float("nan"))
     if n == 0 or n_resamples <= 0:
         return [nan for _ in statistics]
@@ -168,7 +174,9 @@ def bootstrap_cis(
     values = np.empty((len(statistics), n_resamples), dtype=np.float64)
     for start in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - start)
-        sums = rng.multinomial(n, uniform, size=size) @ data
+        weights = rng.multinomial(n, uniform, size=size)
+        sums = coded.resampled(weights) if coded is not None else weights @ data
+        del weights  # the next chunk's draws need the room
         for row, statistic in enumerate(statistics):
             values[row, start : start + size] = np.asarray(statistic(sums), dtype=np.float64).reshape(size)
     tail = (1.0 - confidence) / 2.0 * 100.0

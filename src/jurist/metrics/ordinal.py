@@ -19,9 +19,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from jurist.metrics._arrays import ratio
+from jurist.metrics.count_codes import CountCodes
 
 __all__ = [
     "contingency_cells",
+    "contingency_codes",
     "exact_agreement",
     "kendall_tau_b",
     "mean_absolute_error",
@@ -50,6 +52,17 @@ def contingency_cells(
     cells = np.zeros((gi.size, k * k))
     cells[np.arange(gi.size), gi.astype(np.intp) * k + pi] = 1.0
     return cells
+
+
+def contingency_codes(
+    gold: Sequence[float] | np.ndarray,
+    predicted: Sequence[float] | np.ndarray,
+    values: Sequence[float] | np.ndarray,
+) -> CountCodes:
+    """:func:`contingency_cells` as one code per item, ``g·k + p`` of ``k·k`` cells (the same
+    bootstrap without the ``n × k²`` matrix, see :mod:`jurist.metrics.count_codes`)."""
+    gi, pi, k = _cell_indices(gold, predicted, values)
+    return CountCodes(gi.astype(np.intp) * k + pi, k * k)
 
 
 def _cell_indices(

@@ -20,6 +20,7 @@ import pandas as pd
 
 from jurist.datasets.samples import resolve_input
 from jurist.judges.config import JudgeConfig
+from jurist.metrics.count_codes import CountCodes, summed_rows
 from jurist.metrics.gold_agreement import bootstrap_ci, kappa_from_confusion
 from jurist.runner import iter_run_results
 from jurist.schemas import ItemResult
@@ -45,12 +46,13 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 
 def bootstrap(
-    cells: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], settings: dict[str, Any]
+    cells: np.ndarray | CountCodes, statistic: Callable[[np.ndarray], np.ndarray], settings: dict[str, Any]
 ) -> tuple[float, float, float]:
-    """Point value (on all rows) and bootstrap interval of a statistic of summed counts."""
-    if cells.shape[0] == 0:
+    """Point value (on all rows) and bootstrap interval of a statistic of summed counts (per-item
+    rows, or :class:`~jurist.metrics.count_codes.CountCodes`: the same figures)."""
+    if len(cells) == 0:
         return NAN, NAN, NAN
-    point = float(np.asarray(statistic(cells.sum(axis=0, keepdims=True))).reshape(-1)[0])
+    point = float(np.asarray(statistic(summed_rows(cells))).reshape(-1)[0])
     low, high = bootstrap_ci(
         cells,
         statistic,

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from jurist.metrics import ordinal, preference, verdicts
+from jurist.metrics.count_codes import CountCodes, summed_rows
 from jurist.metrics.curves import expected_calibration_error
 from jurist.metrics.gold_agreement import agreement_by_label, auroc_from_counts, bootstrap_cis
 from jurist.tasks.calibration_rows import bootstrap
@@ -26,10 +27,12 @@ __all__ = ["DEFAULT_SETTINGS", "calibration_figures", "gold_agreement", "pair_fi
 NAN = float("nan")
 DEFAULT_SETTINGS: dict[str, Any] = {"n_resamples": 1000, "confidence": 0.95, "seed": 0}
 Statistic = Callable[[np.ndarray], np.ndarray]
+Cells = np.ndarray | CountCodes
+"""Per-item count rows, or one code per item (:mod:`jurist.metrics.count_codes`)."""
 
 
 def with_interval(
-    name: str, cells: np.ndarray, statistic: Statistic, settings: dict[str, Any]
+    name: str, cells: Cells, statistic: Statistic, settings: dict[str, Any]
 ) -> dict[str, float]:
     """``{name, name_low, name_high}``: the statistic on all rows and its bootstrap interval."""
     point, low, high = bootstrap(cells, statistic, settings)
@@ -37,13 +40,13 @@ def with_interval(
 
 
 def with_intervals(
-    cells: np.ndarray, statistics: dict[str, Statistic], settings: dict[str, Any]
+    cells: Cells, statistics: dict[str, Statistic], settings: dict[str, Any]
 ) -> dict[str, float]:
     """:func:`with_interval` of each statistic, from one set of resamples of ``cells`` (the
     same intervals as one bootstrap per statistic, drawn once)."""
-    if cells.shape[0] == 0:
+    if len(cells) == 0:
         return {key: NAN for name in statistics for key in (name, f"{name}_low", f"{name}_high")}
-    total = cells.sum(axis=0, keepdims=True)
+    total = summed_rows(cells)
     intervals = bootstrap_cis(
         cells,
         list(statistics.values()),
@@ -72,7 +75,7 @@ def _categorical(
     labels = _label_set(spec)
     g = [verdict_text(v) for v in gold]
     p = [verdict_text(v) for v in judged]
-    cells = verdicts.confusion_cells(g, p, labels)
+    cells = verdicts.confusion_codes(g, p, labels)
     k = len(labels)
 
     def kappa(c: np.ndarray) -> np.ndarray:
@@ -85,26 +88,26 @@ def _categorical(
         statistics["macro_f1"] = verdicts.macro_f1_from_confusion
     figures: dict[str, Any] = with_intervals(cells, statistics, settings)
     if spec.kind == "bool":
-        binary = verdicts.binary_counts(list(gold), list(judged))
+        binary = verdicts.binary_codes(list(gold), list(judged))
         figures.update(with_interval("f1", binary, verdicts.binary_f1_from_counts, settings))
-    matrix = cells.sum(axis=0).reshape(k, k).astype(int)
+    matrix = summed_rows(cells).reshape(k, k).astype(int)
     figures["confusion"] = {"labels": labels, "matrix": matrix.tolist(), "rows": "gold", "columns": "judge"}
     return figures
 
 
 def _auroc(gold: list[bool], confidence: list[float], settings: dict[str, Any]) -> dict[str, float]:
-    distinct = sorted(set(confidence))
-    position = {value: i for i, value in enumerate(distinct)}
+    """AUROC of the confidences against gold, from one code per item: its class and the rank
+    of its confidence among the distinct ones (:func:`auroc_from_counts`'s columns)."""
+    distinct, rank = np.unique(np.asarray(confidence, dtype=np.float64), return_inverse=True)
     k = len(distinct)
-    cells = np.zeros((len(gold), 2 * k))
-    for i, (g, c) in enumerate(zip(gold, confidence, strict=True)):
-        cells[i, (0 if g else k) + position[c]] = 1.0
+    negative = ~np.asarray(gold, dtype=bool)
+    cells = CountCodes(negative.astype(np.intp) * k + rank.reshape(-1), 2 * k)
     return with_interval("auroc", cells, auroc_from_counts, settings)
 
 
 def _scores(gold: list[float], judged: list[float], settings: dict[str, Any]) -> dict[str, Any]:
     values = sorted({*gold, *judged})
-    cells = ordinal.contingency_cells(gold, judged, values)
+    cells = ordinal.contingency_codes(gold, judged, values)
     statistics: dict[str, Statistic] = {
         "mae": lambda c: ordinal.mean_absolute_error(c, values),
         "rmse": lambda c: ordinal.root_mean_squared_error(c, values),
@@ -127,14 +130,14 @@ def _multilabel(
     labels = list(spec.output.labels or [])
     g = np.array([[label in row for label in labels] for row in gold], dtype=bool).reshape(-1, len(labels))
     p = np.array([[label in row for label in labels] for row in judged], dtype=bool).reshape(-1, len(labels))
-    cells = verdicts.multilabel_cells(g, p)
+    cells = verdicts.multilabel_codes(g, p)
     statistics: dict[str, Statistic] = {
         "micro_f1": verdicts.multilabel_micro_f1,
         "macro_f1": verdicts.multilabel_macro_f1,
         "exact_match": verdicts.multilabel_exact_match,
     }
     figures: dict[str, Any] = with_intervals(cells, statistics, settings)
-    precision, recall, f1 = verdicts.multilabel_per_label(cells.sum(axis=0))
+    precision, recall, f1 = verdicts.multilabel_per_label(summed_rows(cells)[0])
     figures["per_label"] = {
         label: {"precision": precision[i], "recall": recall[i], "f1": f1[i], "gold": int(g[:, i].sum())}
         for i, label in enumerate(labels)
@@ -193,6 +196,8 @@ def gold_agreement(
     judged: list[Any],
     confidence: list[float | None] | None = None,
     settings: dict[str, Any] | None = None,
+    *,
+    by_label: bool = True,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """The agreement figures of judged verdicts with gold ones, and the per-label table.
 
@@ -204,6 +209,8 @@ def gold_agreement(
             ``confidence``, or the probability its tokens gave: bool, the probability of
             yes, whence AUROC; others, the probability of the verdict): ECE.
         settings: ``n_resamples``, ``confidence`` and ``seed`` of the intervals.
+        by_label: Build the per-label table (``False``: an empty one, for a summary that
+            shows none).
 
     Returns:
         The figures (see ``docs/tasks.md``) and a table with ``side``, ``label``, ``n``,
@@ -218,22 +225,27 @@ def gold_agreement(
         figures = _scores([float(v) for v in gold], [float(v) for v in judged], settings)
         if confidence is not None:
             figures.update(calibration_figures(spec, gold, judged, confidence))
-        table = agreement_by_label(
-            [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
-        )
-        return figures, table
+        return figures, _label_table(gold, judged, level) if by_label else _no_table()
     if spec.kind == "labels":
-        return _multilabel(spec, gold, judged, settings), _multilabel_table(spec, gold, judged, level)
+        table = _multilabel_table(spec, gold, judged, level) if by_label else _no_table()
+        return _multilabel(spec, gold, judged, settings), table
     figures = _categorical(spec, gold, judged, settings)
     if spec.kind == "bool" and confidence is not None:
         pairs = [(bool(g), float(c)) for g, c in zip(gold, confidence, strict=True) if c is not None]
         figures.update(_auroc([g for g, _ in pairs], [c for _, c in pairs], settings))
     if confidence is not None:
         figures.update(calibration_figures(spec, gold, judged, confidence))
-    table = agreement_by_label(
+    return figures, _label_table(gold, judged, level) if by_label else _no_table()
+
+
+def _label_table(gold: list[Any], judged: list[Any], level: float) -> pd.DataFrame:
+    return agreement_by_label(
         [verdict_text(v) for v in gold], [verdict_text(v) for v in judged], confidence=level
     )
-    return figures, table
+
+
+def _no_table() -> pd.DataFrame:
+    return pd.DataFrame(columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
 
 
 def _weighted_preference(pairs: pd.DataFrame, settings: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from jurist.datasets.samples import resolve_input
@@ -36,7 +37,7 @@ from jurist.tasks.calibration_rows import (
     run_results,
 )
 from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
-from jurist.tasks.declarative.data import read_gold, split_item_id
+from jurist.tasks.declarative.data import positions_of, read_gold_columns, split_item_id
 from jurist.tasks.declarative.scoring import (
     expected_score_agreement,
     pairs_table,
@@ -78,20 +79,21 @@ def calibration_row(
         raise task.unsupported("be calibrated (the task file names no 'gold' column)")
     file = resolve_input(gold)
     dataset = dataset_name(gold)
-    gold_rows = read_gold(task_spec, file)
-    if not gold_rows:
+    every = read_gold_columns(task_spec, file)
+    gold_rows = every.labelled()
+    if not len(gold_rows):
         raise InputError("no row carries a gold verdict", path=file, field=task_spec.gold)
     run_dir = judge_run_dir(out, spec) / dataset
     options = settings.get("options") or task.options()
     run = judge_by(file, run_dir, options, False, progress)
     items = run.items
-    results = [r for r in run_results(run_dir) if split_item_id(r.id)[0] in gold_rows]
+    labelled_ids = set(gold_rows.ids.tolist())
+    results = [r for r in run_results(run_dir) if split_item_id(r.id)[0] in labelled_ids]
     failed = sum(r.status == "failed" for r in results)
     judgments = len(gold_rows) * (2 if task_spec.kind == "pairwise" else 1)
     own: dict[str, Any] = {"auroc": NAN, "auroc_low": NAN, "auroc_high": NAN}
     stats = {key: settings[key] for key in ("n_resamples", "confidence", "seed")}
     if task_spec.kind == "pairwise":
-        every = read_gold(task_spec, file, every_row=True)
         pairs = pairs_table(items, every)
         labelled = pairs[pairs["gold"].notna()].reset_index(drop=True)
         scored = scored_pairs(labelled)
@@ -113,26 +115,27 @@ def calibration_row(
         settings.setdefault("length_unit", "words")
     else:
         ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
-        by_id = {str(r["id"]): r for r in ok.to_dict(orient="records")}
-        matched = [(g.gold, by_id[key]) for key, g in gold_rows.items() if key in by_id]
+        # Each gold row's answered item (the last one with its id), in the gold file's order.
+        at = positions_of(ok["id"], gold_rows.ids) if len(ok) else np.full(len(gold_rows), -1)
+        taken = at[at >= 0]
+        golds = gold_rows.values[at >= 0].tolist()
+
+        def column(name: str) -> list[Any]:
+            return ok[name].iloc[taken].tolist() if name in ok else [None] * len(taken)
+
+        judged = column("verdict")
         weighed = "weighted" in ok
         confidence = (
-            [present(m.get("confidence")) for _, m in matched]
-            if task_spec.output.confidence or weighed
-            else None
+            [present(v) for v in column("confidence")] if task_spec.output.confidence or weighed else None
         )
-        figures, by_label = gold_agreement(
-            task_spec, [g for g, _ in matched], [m["verdict"] for _, m in matched], confidence, stats
-        )
+        figures, by_label = gold_agreement(task_spec, golds, judged, confidence, stats)
         if confidence is not None:
             own["ece"] = figures.get("ece", NAN)
         if weighed:
             own["weighted_items"] = weighted_counts(ok)["items"]
         if weighed and task_spec.kind == "score":
             expected = expected_score_agreement(
-                [g for g, _ in matched],
-                [m["verdict"] for _, m in matched],
-                [present(m.get("expected_score")) for _, m in matched],
+                golds, judged, [present(v) for v in column("expected_score")]
             )["expected_score"]
             for name in ("mae", "spearman", "kendall_tau"):
                 own[f"expected_{name}"] = expected[name]

@@ -13,20 +13,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from jurist.datasets.io import iter_records, normalise_id, sha256_file
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.runner import Item
 from jurist.safe_load import QUOTE_LIMIT, clip, quote
+from jurist.tasks.declarative.baseline import word_count
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import read_gold_value
 
 __all__ = [
     "DeclarativeDataset",
+    "GoldColumns",
     "Row",
     "input_text",
     "pair_items",
+    "positions_of",
     "read_gold",
+    "read_gold_columns",
     "read_rows",
     "rows_from_records",
 ]
@@ -113,13 +120,37 @@ def rows_from_records(
             field); bad gold values (all of them at once, the first one's line named); or a
             gold column the task names that no row has (the message lists the columns).
     """
-    rows: list[Row] = []
+    return list(
+        _rows(
+            spec,
+            records,
+            path,
+            need_gold=need_gold,
+            need_inputs=need_inputs,
+            gold=gold,
+            keep_inputs=keep_inputs,
+        )
+    )
+
+
+def _rows(
+    spec: TaskFile,
+    records: Iterator[tuple[int, dict[str, Any]]] | list[tuple[int, dict[str, Any]]],
+    path: str | Path,
+    *,
+    need_gold: bool,
+    need_inputs: bool,
+    gold: bool,
+    keep_inputs: bool,
+) -> Iterator[Row]:
+    """:func:`rows_from_records` one row at a time (its errors raised once every row is read)."""
     seen: dict[str, int] = {}
     id_column: str | None = None
     gold_column = spec.gold if gold else None
     gold_seen = False
     columns: dict[str, None] = {}
     bad_gold: list[tuple[int, str]] = []
+    count = 0
     for position, (line, record) in enumerate(records, start=1):
         if position == 1:
             id_column = _id_column(spec, record)
@@ -165,8 +196,9 @@ def rows_from_records(
                 continue
             if value is None and need_gold:
                 raise InputError("an example needs a gold verdict", path=path, line=line, field=gold_column)
-        rows.append(Row(id=row_id, line=line, inputs=inputs, gold=value, gold_given=given))
-    if gold_column is not None and rows and not gold_seen and not bad_gold:
+        count += 1
+        yield Row(id=row_id, line=line, inputs=inputs, gold=value, gold_given=given)
+    if gold_column is not None and count and not gold_seen and not bad_gold:
         raise InputError(
             f"no row has the gold column {quote(gold_column)} that the task names; the data's columns: "
             f"{', '.join(columns)}. Fix 'gold:' in the task file, or judge without gold: --no-gold",
@@ -175,7 +207,6 @@ def rows_from_records(
         )
     if bad_gold:
         raise _bad_gold_error(bad_gold, path, gold_column or "gold")
-    return rows
 
 
 def _bad_gold_error(bad: list[tuple[int, str]], path: str | Path, column: str, shown: int = 5) -> InputError:
@@ -215,6 +246,98 @@ def read_gold(
     file = resolve_input(path)
     rows = rows_from_records(spec, iter_records(file), file, need_inputs=False, keep_inputs=inputs)
     return {row.id: row for row in rows if every_row or row.gold is not None}
+
+
+@dataclass(frozen=True)
+class GoldColumns:
+    """A gold file's rows as columns, in file order, with no object per row: what scoring
+    needs (ids and gold verdicts; pairwise, the responses' lengths), not the judged texts.
+
+    Attributes:
+        ids: The rows' ids (an object array of strings, unique).
+        values: Each row's gold verdict, ``None`` where it has none (an object array).
+        normalised: Whether each row's gold was read as a listed label written with another
+            letter case or surrounding space (``Row.gold_given`` set).
+        lengths: Pairwise only: the words of ``response_a`` and ``response_b`` per row
+            (``(rows, 2)``, −1 where a row lacks either response); else ``None``.
+    """
+
+    ids: np.ndarray
+    values: np.ndarray
+    normalised: np.ndarray
+    lengths: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def take(self, rows: np.ndarray) -> GoldColumns:
+        """The rows at ``rows`` (positions, or a boolean mask), in that order."""
+        lengths = self.lengths[rows] if self.lengths is not None else None
+        return GoldColumns(self.ids[rows], self.values[rows], self.normalised[rows], lengths)
+
+    def labelled(self) -> GoldColumns:
+        """The rows that carry a gold verdict."""
+        return self.take(np.fromiter((v is not None for v in self.values), dtype=bool, count=len(self)))
+
+    def positions(self, keys: Any) -> np.ndarray:
+        """The row of each key (its position in :attr:`ids`), −1 for a key no row has."""
+        return positions_of(self.ids, keys)
+
+
+def positions_of(haystack: Any, keys: Any) -> np.ndarray:
+    """The position in ``haystack`` of each of ``keys``, −1 where absent; a value that occurs
+    more than once in ``haystack`` is found at its last occurrence (as a dict built from it)."""
+    index = pd.Index(haystack)
+    if index.is_unique:
+        return np.asarray(index.get_indexer(pd.Index(keys)), dtype=np.intp)
+    last = np.flatnonzero(~index.duplicated(keep="last"))
+    found = index[last].get_indexer(pd.Index(keys))
+    return np.where(found >= 0, last[found], -1).astype(np.intp)
+
+
+def read_gold_columns(spec: TaskFile, path: str | Path) -> GoldColumns:
+    """Every row of a gold file as :class:`GoldColumns` (:func:`read_gold` with ``every_row``,
+    validated the same way), holding ids and gold verdicts, not the judged texts.
+
+    Raises:
+        InputError: As :func:`rows_from_records`.
+    """
+    file = resolve_input(path)
+    pairwise = spec.kind == "pairwise"
+    labels = {label: label for label in spec.output.labels or []}
+    ids: list[str] = []
+    values: list[Any] = []
+    normalised: list[bool] = []
+    lengths: list[tuple[int, int]] = []
+    for row in _rows(
+        spec,
+        iter_records(file),
+        file,
+        need_gold=False,
+        need_inputs=False,
+        gold=True,
+        keep_inputs=pairwise,
+    ):
+        ids.append(row.id)
+        # A label is held as the task's own string: one object for every row that has it.
+        values.append(labels.get(row.gold, row.gold) if isinstance(row.gold, str) else row.gold)
+        normalised.append(row.gold_given is not None)
+        if pairwise:
+            a, b = row.inputs.get("response_a"), row.inputs.get("response_b")
+            lengths.append((word_count(a), word_count(b)) if a is not None and b is not None else (-1, -1))
+    return GoldColumns(
+        ids=_objects(ids),
+        values=_objects(values),
+        normalised=np.asarray(normalised, dtype=bool),
+        lengths=np.asarray(lengths, dtype=np.int64).reshape(-1, 2) if pairwise else None,
+    )
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """``values`` as a 1-D object array (lists stay elements, never a second axis)."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 def swapped(inputs: dict[str, str]) -> dict[str, str]:

@@ -8,6 +8,10 @@ usable answer. A pairwise row is scored only when both of its orders were answer
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +24,22 @@ from jurist.report.console import Headline, compact_table, number
 from jurist.report.markdown import summary_markdown
 from jurist.schemas import ItemResult
 from jurist.tasks.declarative.agreement import calibration_figures, gold_agreement, pair_figures
-from jurist.tasks.declarative.baseline import word_count
-from jurist.tasks.declarative.data import Row, read_gold, split_item_id
+from jurist.tasks.declarative.data import GoldColumns, positions_of, read_gold_columns, split_item_id
 from jurist.tasks.declarative.spec import TaskFile
 from jurist.tasks.declarative.verdicts import verdict_text
 
 __all__ = [
     "console_lines",
     "expected_score_agreement",
+    "gold_columns",
+    "gold_read_once",
     "item_row",
     "kind_headline",
     "pairs_table",
     "report_markdown",
     "scored_pairs",
     "present",
+    "read_gold_once",
     "summarize_items",
     "weighted_counts",
 ]
@@ -68,12 +74,13 @@ def item_row(spec: TaskFile, result: ItemResult) -> dict[str, Any]:
     return row
 
 
-def pairs_table(items: pd.DataFrame, rows: dict[str, Row] | None = None) -> pd.DataFrame:
+def pairs_table(items: pd.DataFrame, rows: GoldColumns | None = None) -> pd.DataFrame:
     """One row per pairwise data row: both orders' answers, their winners and the combined verdict.
 
     Args:
         items: The per-item table (one row per order).
-        rows: Data rows by id, for the responses' lengths (words) and the gold verdict.
+        rows: The data's rows (:func:`~jurist.tasks.declarative.data.read_gold_columns`), for
+            the responses' lengths (words) and the gold verdict.
     """
     records: dict[str, dict[str, Any]] = {}
     if len(items):
@@ -94,10 +101,11 @@ def pairs_table(items: pd.DataFrame, rows: dict[str, Row] | None = None) -> pd.D
                 record[f"tie_{order}"] = found.get("tie", 0.0) if found else None
     # Data order (else id order), never the order the items finished in: the bootstrap
     # intervals resample rows, so they must not depend on which judgment finished first.
-    position = {str(key): index for index, key in enumerate(rows or {})}
-    ordered = sorted(
-        records.values(), key=lambda record: (position.get(record["id"], len(position)), record["id"])
-    )
+    keys = list(records)
+    known = len(rows) if rows is not None else 0
+    at = rows.positions(keys).tolist() if rows is not None else [-1] * len(keys)
+    rank = {key: position if position >= 0 else known for key, position in zip(keys, at, strict=True)}
+    ordered = sorted(records.values(), key=lambda record: (rank[record["id"]], record["id"]))
     table = pd.DataFrame(ordered)
     for column in ("id", "choice_AB", "choice_BA", "winner_AB", "winner_BA"):
         if column not in table:
@@ -120,11 +128,12 @@ def pairs_table(items: pd.DataFrame, rows: dict[str, Row] | None = None) -> pd.D
             for a, b in zip(table["tie_AB"], table["tie_BA"], strict=True)
         ]
     if rows is not None:
-        found = [rows.get(str(i)) for i in table["id"]]
-        known = [r if r and {"response_a", "response_b"} <= set(r.inputs) else None for r in found]
-        table["length_a"] = [word_count(r.inputs["response_a"]) if r else None for r in known]
-        table["length_b"] = [word_count(r.inputs["response_b"]) if r else None for r in known]
-        table["gold"] = [r.gold if r else None for r in found]
+        found = rows.positions([str(i) for i in table["id"]]).tolist()
+        lengths = rows.lengths if rows.lengths is not None else np.full((len(rows), 2), -1)
+        sized = [p if p >= 0 and lengths[p, 0] >= 0 else -1 for p in found]
+        table["length_a"] = [int(lengths[p, 0]) if p >= 0 else None for p in sized]
+        table["length_b"] = [int(lengths[p, 1]) if p >= 0 else None for p in sized]
+        table["gold"] = [rows.values[p] if p >= 0 else None for p in found]
     return table
 
 
@@ -149,16 +158,72 @@ def _distribution(spec: TaskFile, verdicts: list[Any]) -> dict[str, Any]:
     return dict(sorted(counts.items()))
 
 
+@dataclass
+class _GoldSlot:
+    """The gold file read once while a run is scored (see :func:`gold_read_once`)."""
+
+    path: str | Path
+    columns: GoldColumns | None = None
+
+
+_GOLD_READ: ContextVar[_GoldSlot | None] = ContextVar("jurist_declarative_gold_read", default=None)
+
+
+@contextmanager
+def gold_read_once(gold: str | Path | None) -> Iterator[None]:
+    """Within the block, the summary (:func:`summarize_items`), the per-item gold column
+    (:func:`gold_columns`) and the pairs (:func:`pairs_table`) of one scoring read the gold
+    file ``gold`` once: the first that needs it reads it, the others use what it read."""
+    token = _GOLD_READ.set(_GoldSlot(gold) if gold is not None else None)
+    try:
+        yield
+    finally:
+        _GOLD_READ.reset(token)
+
+
+def read_gold_once(spec: TaskFile, gold: str | Path) -> GoldColumns:
+    """The gold file's rows (:func:`~jurist.tasks.declarative.data.read_gold_columns`), read
+    once inside :func:`gold_read_once` for the same file."""
+    slot = _GOLD_READ.get()
+    if slot is None or slot.path != gold:
+        return read_gold_columns(spec, gold)
+    if slot.columns is None:
+        slot.columns = read_gold_columns(spec, gold)
+    return slot.columns
+
+
+_ANSWER_COLUMNS = (
+    "id",
+    "verdict",
+    "confidence",
+    "expected_score",
+    "normalised_from",
+    "weighted",
+    "unweighted",
+    "probabilities",
+    "winner",
+)
+"""The columns of the per-item table the summary reads (not the judged texts or replies)."""
+
+
+def _answered(items: pd.DataFrame) -> pd.DataFrame:
+    """The answered items (status ``ok``) with only the columns the summary reads."""
+    if "status" not in items:
+        return items.iloc[0:0]
+    return items.loc[items["status"] == "ok", [column for column in _ANSWER_COLUMNS if column in items]]
+
+
 def summarize_items(
     spec: TaskFile, items: pd.DataFrame, gold: str | Path | None, settings: dict[str, Any] | None = None
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """The summary figures of a per-item table, and the per-label agreement table.
+) -> dict[str, Any]:
+    """The summary figures of a per-item table.
 
     ``gold`` is a data file with the task's gold column (the judged file itself, for
     ``jurist judge``); without it, or for a task without ``gold``, only the verdicts'
-    distribution (and, pairwise, consistency and position bias) is reported.
+    distribution (and, pairwise, consistency and position bias) is reported. Items are
+    matched to gold rows by id on arrays (no object per row), in the gold file's order.
     """
-    ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
+    ok = _answered(items)
     summary: dict[str, Any] = {"kind": spec.kind}
     # Verdicts read from a label with only a different letter case or spacing (never silent).
     summary["normalised_verdicts"] = (
@@ -167,14 +232,13 @@ def summarize_items(
     weighed = "weighted" in ok  # judged with logprobs: true
     if weighed:
         summary["weighted"] = weighted_counts(ok)
-    empty = pd.DataFrame(columns=["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"])
     if spec.kind == "pairwise":
-        rows = read_gold(spec, gold, every_row=True) if gold is not None else None
+        rows = read_gold_once(spec, gold) if gold is not None else None
         pairs = pairs_table(items, rows)
         summary["verdicts"] = _distribution(spec, [v for v in pairs["verdict"] if v is not None])
         summary["pairs"] = pair_figures(pairs, settings)
         if spec.gold is None or gold is None:
-            return summary, empty
+            return summary
         labelled = pairs[pairs["gold"].notna()]
         scored = scored_pairs(pairs)
         summary["gold"] = {
@@ -183,65 +247,60 @@ def summarize_items(
             "scored": len(scored),
             "not_scored": len(labelled) - len(scored),
         }
-        figures, table = gold_agreement(
-            spec, list(scored["gold"]), list(scored["verdict"]), settings=settings
+        figures, _ = gold_agreement(
+            spec, list(scored["gold"]), list(scored["verdict"]), settings=settings, by_label=False
         )
         if weighed and rows is not None:
             figures.update(_order_calibration(spec, ok, rows))
         summary["agreement"] = figures
-        return summary, table
+        return summary
     summary["verdicts"] = _distribution(spec, list(ok["verdict"]) if "verdict" in ok else [])
     if spec.gold is None or gold is None:
-        return summary, empty
-    gold_rows = read_gold(spec, gold, inputs=False)
+        return summary
+    gold_rows = read_gold_once(spec, gold).labelled()
     if items.attrs.get("selection") and "id" in items:
         # Some rows were judged (--limit, --sample): only their gold counts.
-        judged = {str(key) for key in items["id"]}
-        gold_rows = {key: row for key, row in gold_rows.items() if key in judged}
-    # The verdict, confidence and expected score of each answered item by id: columns, not a
-    # dict per row.
-    by_id: dict[str, tuple[Any, Any, Any]] = {}
-    if len(ok):
-        confidences = ok["confidence"] if "confidence" in ok else [None] * len(ok)
-        expected = ok["expected_score"] if "expected_score" in ok else [None] * len(ok)
-        by_id = {
-            str(key): (verdict, present(value), present(mean))
-            for key, verdict, value, mean in zip(ok["id"], ok["verdict"], confidences, expected, strict=True)
-        }
-    matched = [(row.gold, by_id[key]) for key, row in gold_rows.items() if key in by_id]
+        gold_rows = gold_rows.take(positions_of(items["id"], gold_rows.ids) >= 0)
+    # Each gold row's answered item (the last one with its id), by position: no dict per row.
+    at = positions_of(ok["id"], gold_rows.ids) if len(ok) else np.full(len(gold_rows), -1)
+    found = at >= 0
+    taken = at[found]
+    golds = gold_rows.values[found].tolist()
+
+    def column(name: str) -> list[Any]:
+        return ok[name].iloc[taken].tolist() if name in ok else [None] * len(taken)
+
+    judged = column("verdict")
     summary["gold"] = {
         "column": spec.gold,
         "rows": len(gold_rows),
-        "scored": len(matched),
-        "not_scored": len(gold_rows) - len(matched),
+        "scored": len(golds),
+        "not_scored": len(gold_rows) - len(golds),
         # Gold labels read as a listed label written with another case or spacing.
-        "normalised": sum(row.gold_given is not None for row in gold_rows.values()),
+        "normalised": int(gold_rows.normalised.sum()),
     }
-    confidence = [item[1] for _, item in matched] if spec.output.confidence or weighed else None
-    figures, table = gold_agreement(
-        spec, [g for g, _ in matched], [item[0] for _, item in matched], confidence, settings
-    )
+    confidence = [present(v) for v in column("confidence")] if spec.output.confidence or weighed else None
+    figures, _ = gold_agreement(spec, golds, judged, confidence, settings, by_label=False)
     summary["agreement"] = figures
     if weighed and spec.kind == "score":
         summary["weighted"].update(
-            expected_score_agreement(
-                [g for g, _ in matched], [item[0] for _, item in matched], [item[2] for _, item in matched]
-            )
+            expected_score_agreement(golds, judged, [present(v) for v in column("expected_score")])
         )
-    return summary, table
+    return summary
 
 
-def _order_calibration(spec: TaskFile, ok: pd.DataFrame, rows: dict[str, Row]) -> dict[str, Any]:
+def _order_calibration(spec: TaskFile, ok: pd.DataFrame, rows: GoldColumns) -> dict[str, Any]:
     """``ece`` of a weighed pairwise run: each order's confidence in its answer against the
     answer naming the gold winner (orders of rows without gold left out)."""
     gold: list[Any] = []
     winners: list[Any] = []
     confidence: list[float | None] = []
-    for key, winner, value in zip(ok["id"], ok["winner"], ok["confidence"], strict=True):
-        row = rows.get(split_item_id(str(key))[0])
-        if row is None or row.gold is None or present(value) is None:
+    at = rows.positions([split_item_id(str(key))[0] for key in ok["id"]]).tolist()
+    for position, winner, value in zip(at, ok["winner"], ok["confidence"], strict=True):
+        found = rows.values[position] if position >= 0 else None
+        if found is None or present(value) is None:
             continue
-        gold.append(row.gold)
+        gold.append(found)
         winners.append(winner)
         confidence.append(float(value))
     return calibration_figures(spec, gold, winners, confidence)
@@ -284,10 +343,12 @@ def gold_columns(spec: TaskFile, items: pd.DataFrame, gold: str | Path | None) -
     ``abs_error``; ``correct`` is then the exact agreement)."""
     if spec.gold is None or gold is None or items.empty:
         return items
-    gold_rows = read_gold(spec, gold, inputs=False)
+    rows = read_gold_once(spec, gold)
     table = items.copy(deep=False)  # new columns only: the item columns are shared, not copied
     key = table["pair_id"] if spec.kind == "pairwise" else table["id"]
-    gold_values = [gold_rows[str(k)].gold if str(k) in gold_rows else None for k in key]
+    at = rows.positions(key)
+    gold_values = np.full(len(table), None, dtype=object)
+    gold_values[at >= 0] = rows.values[at[at >= 0]]
     table["gold"] = pd.Series(gold_values, index=table.index, dtype=object)
     correct: list[Any] = []
     winners = table["winner"] if "winner" in table else [None] * len(table)

@@ -241,8 +241,7 @@ class DeclarativeTask(Task):
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         from jurist.tasks.declarative.scoring import summarize_items
 
-        summary, _ = summarize_items(_scored_spec(self.spec, options), items, gold)
-        return summary
+        return summarize_items(_scored_spec(self.spec, options), items, gold)
 
     def report(self, scores: Scores) -> str:
         from jurist.tasks.declarative.scoring import report_markdown
@@ -278,18 +277,18 @@ class DeclarativeTask(Task):
         """Score a recorded run; with ``gold``, the per-item table gets ``gold`` and ``correct``
         (score: ``abs_error``) columns, and a pairwise run's per-row table is ``extra["pairs"]``.
         Metrics a subclass declares see the table with those columns."""
-        from jurist.tasks.declarative.data import read_gold
-        from jurist.tasks.declarative.scoring import gold_columns, pairs_table
+        from jurist.tasks.declarative.scoring import gold_columns, gold_read_once, pairs_table, read_gold_once
 
         if gold is not None and self.spec.gold is None and self.spec.kind != "pairwise":
             gold = None  # nothing to compare with
         path = one_run(self, run)
         spec = _scored_spec(self.spec, options)
-        scores = scored_items(self, path, options, gold)
-        scores.items = gold_columns(spec, scores.items, gold)
-        if spec.kind == "pairwise":
-            rows = read_gold(spec, gold, every_row=True) if gold is not None else None
-            scores.extra["pairs"] = pairs_table(scores.items, rows)
+        with gold_read_once(gold):  # the summary, the gold column and the pairs read it once
+            scores = scored_items(self, path, options, gold)
+            scores.items = gold_columns(spec, scores.items, gold)
+            if spec.kind == "pairwise":
+                rows = read_gold_once(spec, gold) if gold is not None else None
+                scores.extra["pairs"] = pairs_table(scores.items, rows)
         return finish_scores(self, scores, path, options, gold, write=write)
 
     # ------------------------------------------------------------------ review
