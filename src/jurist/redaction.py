@@ -70,13 +70,16 @@ __all__ = [
     "TEXT_SUFFIXES",
     "RedactingFilter",
     "environment_secrets",
+    "finds",
     "install_log_redaction",
+    "names_setting",
     "redact",
     "redact_file",
     "redact_secrets",
     "redact_value",
     "redacting_once",
     "register_secret",
+    "secret_in",
     "shape_token",
 ]
 
@@ -374,6 +377,34 @@ def _redact_text(text: str, pattern: _Redaction, active: _Once | None) -> str:
     if new == text:
         active.remember((text,))
     return new
+
+
+def finds(text: str) -> bool:
+    """Whether :func:`redact` would change ``text``: one scan that builds no new text."""
+    return bool(text) and _in_context(())[0].finds(text)
+
+
+def secret_in(text: str) -> bool:
+    """Whether a configured secret (a value given to :func:`register_secret`, or that of a
+    secret-named environment variable; inside :func:`redacting_once`, those known when it
+    began) occurs in ``text``: one substring search per secret, nothing found by its shape
+    or place."""
+    return any(secret in text for secret in _in_context(())[0].secrets)
+
+
+_SETTING_NAME = re.compile(
+    "(?i:authorization|" + "|".join(first + rest for first, rest in _ASSIGNED_NAMES) + ")"
+)
+
+
+def names_setting(text: str) -> bool:
+    """Whether ``text`` holds, in any case, the name of a header or setting whose assigned
+    value :func:`redact` replaces (``authorization``, ``api_key``, ``password``, ...).
+
+    Redaction of texts one at a time misses such a value when a text is only its name and
+    the value is joined to it later (a JSON key and its value): a writer that composes
+    texts redacted one at a time checks the names it joins with this."""
+    return _SETTING_NAME.search(text) is not None
 
 
 @functools.lru_cache(maxsize=64)
