@@ -10,6 +10,7 @@ servers reported and LiteLLM's offline prices.
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -315,3 +316,20 @@ def test_the_cascade_report_opens_in_a_browser_with_its_figures(page, judged):
     ):
         assert page.get_by_text(title, exact=True).count() >= 1
     assert page.locator("#items-table tbody tr.item").count() == ITEMS
+
+
+def test_a_cascade_run_again_reads_its_figures_from_the_figure_cache(judged, monkeypatch):
+    from jurist.report import plots
+
+    folder, task, data, cascade, *_ = judged
+    assert (folder / "cache" / "figures.sqlite").is_file()
+    # The first run's costs were spent; a cached run costs nothing: its cost figure is another.
+    verbs.judge(task, data, cascade, out=folder / "cached", progress=False)
+    drawn: list[object] = []
+    real = plots.drawn_svgs
+    monkeypatch.setattr(plots, "drawn_svgs", lambda figures: drawn.extend(figures) or real(figures))
+    verbs.judge(task, data, cascade, out=folder / "again", progress=False)
+    assert drawn == []
+    pages = [(folder / out / "report.html").read_text(encoding="utf-8") for out in ("cached", "again")]
+    svgs = [re.findall(r"<svg .*?</svg>", page, re.S) for page in pages]
+    assert svgs[0] and svgs[1] == svgs[0]

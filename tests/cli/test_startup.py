@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -125,9 +126,33 @@ def test_a_run_whose_every_verdict_is_cached_imports_no_model_library(server, tm
     assert fresh["usage"]["calls"] == 2 and "dspy" in imported
     cached, imported = _judge_rows(tmp_path, server.base_url, 2, "cached")
     assert cached["usage"]["calls"] == 0 and cached["usage"]["cache_hits"] == 2
-    assert imported & {"dspy", "litellm", "IPython"} == set()
+    # Its figures are those of the first run: read from the figure cache, not drawn.
+    assert imported & {"dspy", "litellm", "IPython", "matplotlib"} == set()
     assert cached["ok"] == 2 and cached["trace"] == fresh["trace"]
     # One item more: its judgment builds the program then, and only it asks the provider.
     grown, imported = _judge_rows(tmp_path, server.base_url, 3, "grown")
     assert grown["usage"]["calls"] == 1 and grown["usage"]["cache_hits"] == 2 and "dspy" in imported
     assert grown["ok"] == 3
+
+
+def test_a_run_whose_every_figure_was_drawn_before_imports_no_matplotlib(tmp_path: Path) -> None:
+    pages = []
+    for out in ("first", "again"):
+        done, imported = _run(
+            [
+                "judge",
+                "ragbench",
+                "sample:ragbench",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--out",
+                str(tmp_path / out),
+                "--no-progress",
+            ]
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert ("matplotlib" in imported) == (out == "first")
+        page = (tmp_path / out / "report.html").read_text(encoding="utf-8")
+        pages.append(re.findall(r"<svg .*?</svg>", page, re.S))
+    assert len(pages[0]) >= 4 and pages[1] == pages[0]
+    assert (tmp_path / "cache" / "figures.sqlite").is_file()

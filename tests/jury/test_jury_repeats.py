@@ -7,6 +7,7 @@ self-consistency jurist reports is checked against the answers the server actual
 from __future__ import annotations
 
 import json
+import re
 import statistics
 
 import pytest
@@ -137,3 +138,22 @@ def test_a_score_jury_takes_the_mean_or_the_median_of_its_graders(tmp_path):
     assert agreement["mean_item_sd"] == pytest.approx(statistics.mean(statistics.stdev(s) for s in scores))
     assert agreement["fleiss_kappa"] == pytest.approx(fleiss_kappa(scores))
     assert "Krippendorff's α (interval)" in (tmp_path / "mean" / "report.md").read_text()
+
+
+def test_a_repeated_panel_run_reads_its_figures_from_the_figure_cache(tmp_path, monkeypatch):
+    from jurist.report import plots
+
+    with OpenAICompatibleServer(NoisyJudge(1.0)) as server:
+        task = task_file(tmp_path, BOOL_TASK, "claims")
+        data = write_claims(tmp_path, 6)
+        config = loopback_config(server.base_url, tmp_path / "cache")
+        verbs.judge(task, data, config, out=tmp_path / "first", progress=False, repeats=2)
+        assert (tmp_path / "cache" / "figures.sqlite").is_file()
+        drawn: list[object] = []
+        real = plots.drawn_svgs
+        monkeypatch.setattr(plots, "drawn_svgs", lambda figures: drawn.extend(figures) or real(figures))
+        verbs.judge(task, data, config, out=tmp_path / "again", progress=False, repeats=2)
+    assert drawn == []
+    pages = [(tmp_path / out / "report.html").read_text(encoding="utf-8") for out in ("first", "again")]
+    svgs = [re.findall(r"<svg .*?</svg>", page, re.S) for page in pages]
+    assert svgs[0] and svgs[1] == svgs[0]

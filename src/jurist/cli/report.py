@@ -4,7 +4,9 @@ The page (:func:`jurist.report.html.render_run_html`) opens from disk with no ne
 header, summary table, figures, the filterable item table with each item's messages and
 raw replies, and the Markdown report. ``jurist judge`` writes it as ``report.html`` already;
 this command writes it again (e.g. with more items, or to another file), and computes the
-figures of a run written before jurist recorded them, through the run's task.
+figures of a run written before jurist recorded them, through the run's task. Figures drawn
+before are read from the figure cache of the run's judge config (its ``cache_dir``, when
+it is there).
 """
 
 from __future__ import annotations
@@ -73,11 +75,14 @@ def report_command(
     target = html if html is not None else run / REPORT_HTML
     if target.is_dir():
         raise InputError("is a directory; give --html a file name", path=target)
+    from jurist.report.svg_cache import run_cache_dir
     from jurist.tasks import run_task
     from jurist.tasks.run_inputs import RunInputs
 
     inputs = RunInputs(run, lambda: run_task(run)).of
-    page = render_run_html(run, max_items=max_items, inputs=inputs, **_missing_views(run))
+    page = render_run_html(
+        run, max_items=max_items, inputs=inputs, figure_cache=run_cache_dir(run), **_missing_views(run)
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.resolve().parent == run.resolve():
         with run_lock(run):

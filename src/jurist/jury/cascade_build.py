@@ -144,5 +144,7 @@ def build_cascade_run(
         section = cascade_section(cascade, records, review, scores.items, paths)
         add_columns(scores.items, paths)
         write_section(task, out, scores, CASCADE, section, section_markdown(section))
-    write_views(CascadeViews(task, section), out, scores, options)
+    cached = [stage.config.cache_dir for stage in cascade.stages if stage.config and stage.config.cache]
+    # The figure cache of the first stage's judge config that keeps a cache.
+    write_views(CascadeViews(task, section), out, scores, options, cache_dir=cached[0] if cached else None)
     return JudgeRun(run_dir=out, scores=scores)

@@ -327,7 +327,9 @@ def _aggregate(
         section = _section(task, options, panel, runs, ballots, scores)
         _add_votes(scores, panel, ballots)
         write_section(task, out, scores, panel.kind, section, section_markdown(section))
-    write_views(PanelViews(task, section), out, scores, options)
+    cached = [member.config.cache_dir for member in panel.members if member.config.cache]
+    # The figure cache of the first juror's cache folder (the jurors of a jury usually share one).
+    write_views(PanelViews(task, section), out, scores, options, cache_dir=cached[0] if cached else None)
     return JudgeRun(run_dir=out, scores=scores)
 
 

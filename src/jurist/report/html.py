@@ -8,7 +8,8 @@ the recorded prompts and replies in ``results.sqlite``) and returns one HTML pag
   counts, usage and cost, when);
 - the summary's figures as a table (numeric leaves, with their intervals where the summary
   has ``x_low``/``x_high`` or ``low``/``high``);
-- every figure as inline SVG (:func:`jurist.report.plots.figure_svg`) with its caption;
+- every figure as inline SVG (:func:`jurist.report.plots.figure_svg`) with its caption,
+  read from the figure cache when it was drawn before (:mod:`jurist.report.svg_cache`);
 - the per-item table (the :class:`~jurist.report.review.Review` columns: verdict, gold,
   agreement, confidence), sortable and filterable by text, status and agreement; a click
   on a row shows the item's messages and raw replies;
@@ -548,18 +549,22 @@ def _status_text(status: str, ok: Any, failed: Any) -> str:
 # ---------------------------------------------------------------------- the page
 
 
-def figure_blocks(figures: Iterable[Figure]) -> list[dict[str, Any]]:
-    """Each figure drawn as inline SVG, with an anchor (``figure-N``) and ids unique in the page."""
+def figure_blocks(figures: Iterable[Figure], *, figure_cache: Path | None = None) -> list[dict[str, Any]]:
+    """Each figure drawn as inline SVG, with an anchor (``figure-N``) and ids unique in the page;
+    a figure drawn before is read from the figure cache of the folder ``figure_cache``
+    (:mod:`jurist.report.svg_cache`), if given."""
     from markupsafe import Markup
 
-    from jurist.report.plots import figure_svg
+    from jurist.report.svg_cache import figure_svgs
 
-    blocks = []
-    for index, figure in enumerate(figures, start=1):
-        svg = figure_svg(figure, id_prefix=f"fig{index}-")
-        # figure_svg's output is matplotlib's SVG, whose text it escapes: safe markup.
-        blocks.append({"anchor": f"figure-{index}", "figure": figure, "svg": Markup(svg)})
-    return blocks
+    figures = list(figures)
+    prefixes = [f"fig{index}-" for index in range(1, len(figures) + 1)]
+    svgs = figure_svgs(figures, prefixes, figure_cache)
+    # figure_svg's output is matplotlib's SVG, whose text it escapes: safe markup.
+    return [
+        {"anchor": f"figure-{index}", "figure": figure, "svg": Markup(svg)}
+        for index, (figure, svg) in enumerate(zip(figures, svgs, strict=True), start=1)
+    ]
 
 
 def render_run_html(
@@ -571,6 +576,7 @@ def render_run_html(
     items: pd.DataFrame | None = None,
     summary: Any = None,
     inputs: InputsLookup | None = None,
+    figure_cache: Path | None = None,
 ) -> str:
     """The HTML report of the run in ``run_dir``, as one self-contained page.
 
@@ -588,6 +594,8 @@ def render_run_html(
         summary: The summary instead of ``summary.json``.
         inputs: The judged inputs of items whose store row records none (an older run),
             e.g. read again from the run's data; without it such items show none.
+        figure_cache: The folder of the figure cache (:mod:`jurist.report.svg_cache`) that
+            serves figures drawn before and keeps new drawings; ``None``: every figure is drawn.
 
     Raises:
         RunDirectoryError: ``run_dir`` is not a directory.
@@ -650,7 +658,7 @@ def render_run_html(
         "task": task,
         "header": _header(manifest, summary, run_dir),
         "summary": summary_rows(summary),
-        "figures": figure_blocks(figures),
+        "figures": figure_blocks(figures, figure_cache=figure_cache),
         "columns": columns,
         "rows": rows,
         "total": len(table),
@@ -741,6 +749,7 @@ def write_run_views(
     items: pd.DataFrame,
     summary: dict[str, Any],
     inputs: InputsLookup | None = None,
+    figure_cache: Path | None = None,
 ) -> Path:
     """Write a scored run's ``figures.json``, ``review.json`` and ``report.html`` into ``run_dir``.
 
@@ -749,7 +758,8 @@ def write_run_views(
     review), and the per-item table and summary, which stand in for files the run directory
     does not hold. The page is :func:`render_run_html` of the
     run directory. Each file is written atomically and redacted, under the run directory's
-    lock.
+    lock. ``figure_cache`` is the folder of the figure cache the page's figures are served
+    from and kept in (:mod:`jurist.report.svg_cache`; ``None``: drawn, not kept).
 
     Returns:
         The path of ``report.html``.
@@ -775,6 +785,7 @@ def write_run_views(
             items=None if has_items else items,
             summary=None if (run_dir / _SUMMARY).is_file() else summary,
             inputs=inputs,
+            figure_cache=figure_cache,
         )
         path = run_dir / REPORT_HTML
         with atomic_path(path, redacted=True) as tmp:  # render_run_html redacted the page

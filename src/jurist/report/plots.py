@@ -8,7 +8,14 @@ The SVG is made for pasting into an HTML page that must open from disk with no n
 - no XML prolog, DOCTYPE or metadata, so it can sit inside ``<figure>``;
 - every ``id`` (and each ``url(#...)`` / ``href="#..."`` that refers to one) carries a
   prefix, so several figures in one page never share a clip path or marker;
-- deterministic: the same figure gives the same text (a fixed hash salt, no date).
+- deterministic: the same figure gives the same text (a fixed hash salt, no date), drawn
+  from matplotlib's default settings and jurist's own (:data:`_RC`), never a matplotlibrc
+  file or settings a program changed, so the text depends only on the figure, this module
+  and the versions of matplotlib and NumPy (what the figure cache's key holds,
+  :mod:`jurist.report.svg_cache`).
+
+:func:`figure_svg` is :func:`drawn_svgs` (the drawings, which the figure cache keeps) given
+its ids and label by :func:`scoped_svg`.
 
 A figure whose data is empty, missing or not numbers is drawn as its title and a short
 "no data" note instead of raising: a report of a run with nothing to plot still renders.
@@ -33,7 +40,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure as Canvas
 
-__all__ = ["FAIL_COLOUR", "NO_DATA", "PALETTE", "PASS_COLOUR", "figure_svg"]
+__all__ = ["FAIL_COLOUR", "NO_DATA", "PALETTE", "PASS_COLOUR", "drawn_svgs", "figure_svg", "scoped_svg"]
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C6D31", "#000000")
 """Series colours in order (Okabe and Ito's colour-blind-safe palette)."""
@@ -538,12 +545,14 @@ _ID = re.compile(r'\bid="([^"]+)"')
 _REFERENCE = re.compile(r'(url\(#|href="#)([^)"]+)')
 
 
-def _scoped(svg: str, prefix: str, title: str) -> str:
-    """The SVG element alone, its ids prefixed, labelled for screen readers with ``title``."""
-    svg = _METADATA.sub("", _PROLOG.sub("", svg, count=1), count=1).strip()
+def scoped_svg(svg: str, figure: Figure, *, id_prefix: str | None = None) -> str:
+    """A drawing of :func:`drawn_svgs` as the page holds it: every id prefixed with ``id_prefix``
+    (default: one derived from the figure's content), labelled for screen readers with the
+    figure's title."""
+    prefix = id_prefix if id_prefix is not None else _default_prefix(figure)
     svg = _ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', svg)
     svg = _REFERENCE.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
-    label = escape(title or "figure", quote=True)
+    label = escape(figure.title or "figure", quote=True)
     return svg.replace("<svg ", f'<svg class="jurist-figure" role="img" aria-label="{label}" ', 1)
 
 
@@ -564,32 +573,44 @@ def figure_svg(figure: Figure, *, id_prefix: str | None = None) -> str:
         The ``<svg>`` element's text, with ``class="jurist-figure"``, ``role="img"`` and an
         ``aria-label`` of the title.
     """
+    return scoped_svg(drawn_svgs([figure])[0], figure, id_prefix=id_prefix)
+
+
+def drawn_svgs(figures: Sequence[Figure]) -> list[str]:
+    """Each figure drawn with matplotlib: the ``<svg>`` element alone (no XML prolog, DOCTYPE
+    or metadata), its ids as matplotlib gives them. Its text depends only on the figure's
+    kind, title and data, this module's code and the versions of matplotlib and NumPy."""
     import matplotlib
     from cycler import cycler
+
+    settings: dict[Any, Any] = {**_RC, "axes.prop_cycle": cycler(color=list(PALETTE))}
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # no matplotlibrc file and no setting a program made applies
+        matplotlib.rcParams.update(settings)
+        return [_drawn(figure) for figure in figures]
+
+
+def _drawn(figure: Figure) -> str:
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure as MatplotlibFigure
 
-    settings: dict[Any, Any] = {**_RC, "axes.prop_cycle": cycler(color=list(PALETTE))}
-    with matplotlib.rc_context(settings):
-        canvas = MatplotlibFigure(figsize=(_WIDTH, _HEIGHT), layout="constrained")
+    canvas = MatplotlibFigure(figsize=(_WIDTH, _HEIGHT), layout="constrained")
+    FigureCanvasSVG(canvas)
+    drawer = _DRAWERS.get(figure.kind)
+    try:
+        data = figure.data if isinstance(figure.data, Mapping) else {}
+        drew = drawer(canvas, data) if drawer is not None else False
+    except (TypeError, ValueError, KeyError, IndexError):
+        drew = False  # malformed data: shown as "no data", never a failed report
+    if not drew:
+        canvas = MatplotlibFigure(figsize=(_WIDTH, 1.3), layout="constrained")
         FigureCanvasSVG(canvas)
-        drawer = _DRAWERS.get(figure.kind)
-        try:
-            data = figure.data if isinstance(figure.data, Mapping) else {}
-            drew = drawer(canvas, data) if drawer is not None else False
-        except (TypeError, ValueError, KeyError, IndexError):
-            drew = False  # malformed data: shown as "no data", never a failed report
-        if not drew:
-            canvas = MatplotlibFigure(figsize=(_WIDTH, 1.3), layout="constrained")
-            FigureCanvasSVG(canvas)
-            axes = canvas.add_subplot()
-            axes.set_axis_off()
-            axes.text(0.5, 0.4, NO_DATA, ha="center", va="center", color="#57606a", fontsize=10)
-        title = textwrap.fill(figure.title, 80) if figure.title else ""
-        if title:
-            canvas.axes[0].set_title(title, loc="left")
-        buffer = io.StringIO()
-        canvas.savefig(buffer, format="svg", metadata={"Date": None})
-    return _scoped(
-        buffer.getvalue(), id_prefix if id_prefix is not None else _default_prefix(figure), figure.title
-    )
+        axes = canvas.add_subplot()
+        axes.set_axis_off()
+        axes.text(0.5, 0.4, NO_DATA, ha="center", va="center", color="#57606a", fontsize=10)
+    title = textwrap.fill(figure.title, 80) if figure.title else ""
+    if title:
+        canvas.axes[0].set_title(title, loc="left")
+    buffer = io.StringIO()
+    canvas.savefig(buffer, format="svg", metadata={"Date": None})
+    return _METADATA.sub("", _PROLOG.sub("", buffer.getvalue(), count=1), count=1).strip()

@@ -798,12 +798,15 @@ class JudgeBy(Protocol):
     ) -> JudgeRun: ...
 
 
-def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -> Path:
+def write_views(
+    task: Task, run_dir: Path, scores: Scores, options: BaseModel, *, cache_dir: Path | None = None
+) -> Path:
     """Write a scored run's ``figures.json``, ``review.json`` and ``report.html``.
 
     The task's views (``task.figures(scores, options)``, ``task.review(options)``) are
     computed here and handed to the report as values
-    (:func:`jurist.report.html.write_run_views`).
+    (:func:`jurist.report.html.write_run_views`). ``cache_dir`` is the judge's cache folder,
+    whose figure cache serves the figures drawn before (``None``: every figure is drawn).
 
     Returns:
         The path of ``report.html``.
@@ -818,4 +821,5 @@ def write_views(task: Task, run_dir: Path, scores: Scores, options: BaseModel) -
         items=scores.items,
         summary=scores.summary,
         inputs=RunInputs(Path(run_dir), lambda: (task, options)).of,
+        figure_cache=cache_dir,
     )

@@ -226,11 +226,13 @@ def judge_run(
 ) -> JudgeRun:
     """One judge's run of a task: the judging loop (on the rows ``select`` picks, all by
     default), then the HTML report with its ``figures.json`` and ``review.json`` next to the
-    exports (what every judged run gets)."""
+    exports (what every judged run gets), its figures served from the figure cache of the
+    config's ``cache_dir`` when drawn before (unless the config turns the cache off)."""
     run = run_judgment(
         task, data, out, config, options, retry_failed=retry_failed, progress=progress, select=select
     )
-    write_views(task, run.run_dir, run.scores, options)
+    cache_dir = Path(config.cache_dir) if config.cache else None
+    write_views(task, run.run_dir, run.scores, options, cache_dir=cache_dir)
     return run
 
 
@@ -279,7 +281,9 @@ def score(
         scores.summary["unfinished"] = [item.as_dict() for item in unfinished]
     scores.headline = found.headline(scores.summary)
     if write and Path(run).is_dir():
-        write_views(found, Path(run), scores, task_options)
+        from jurist.report.svg_cache import run_cache_dir
+
+        write_views(found, Path(run), scores, task_options, cache_dir=run_cache_dir(Path(run)))
     return scores
 
 

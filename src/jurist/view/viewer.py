@@ -161,24 +161,24 @@ class Viewer:
         return self._figures.get(key, lambda: figure_svg(figure(), id_prefix="history-"))
 
     def figures(self, view: RunView) -> list[dict[str, Any]]:
-        """The run's figures (``figures.json``) drawn as SVG, redrawn only when the file changes."""
+        """The run's figures (``figures.json``) drawn as SVG, redrawn only when the file changes
+        (and read from the figure cache of the run's judge config where drawn before)."""
         path = view.path / FIGURES_FILE
         signature = file_signature(path)
         if signature is None:
             return []
 
         def draw() -> list[dict[str, Any]]:
-            from jurist.report.plots import figure_svg
+            from jurist.report.svg_cache import figure_svgs, run_cache_dir
 
             found = read_json(path)
             try:
                 figures = figures_from_json(found) if isinstance(found, list) else []
             except (KeyError, TypeError, ValueError):
                 figures = []
-            return [
-                {"figure": figure, "svg": figure_svg(figure, id_prefix=f"fig{index}-")}
-                for index, figure in enumerate(figures, start=1)
-            ]
+            prefixes = [f"fig{index}-" for index in range(1, len(figures) + 1)]
+            svgs = figure_svgs(figures, prefixes, run_cache_dir(view.path))
+            return [{"figure": figure, "svg": svg} for figure, svg in zip(figures, svgs, strict=True)]
 
         return self._figures.get((str(path), signature), draw)  # type: ignore[no-any-return]
 
