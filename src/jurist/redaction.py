@@ -44,6 +44,11 @@ explanation that quoted the key now quotes ``[REDACTED]``); it is still stored, 
 scored as redacted, and a cached answer is served redacted on a re-run. The redaction
 never touches quotes or backslashes, so redacted JSON text stays valid JSON.
 
+A writer that joins texts it redacted one at a time (the HTML report) checks what it
+composes with :func:`finds` (whether :func:`redact` would change a text),
+:func:`secret_in` (whether a configured secret occurs in it: one search per secret) and
+:func:`names_setting` (whether a text names a setting whose value a joined text could show).
+
 This module imports nothing heavy and nothing of jurist, so every layer may use it (the
 pure ``jurist.metrics`` do not: they write nothing).
 """
