@@ -44,6 +44,11 @@ explanation that quoted the key now quotes ``[REDACTED]``); it is still stored, 
 scored as redacted, and a cached answer is served redacted on a re-run. The redaction
 never touches quotes or backslashes, so redacted JSON text stays valid JSON.
 
+A writer that joins texts it redacted one at a time (the HTML report) checks what it
+composes with :func:`finds` (whether :func:`redact` would change a text),
+:func:`secret_in` (whether a configured secret occurs in it: one search per secret) and
+:func:`names_setting` (whether a text names a setting whose value a joined text could show).
+
 This module imports nothing heavy and nothing of jurist, so every layer may use it (the
 pure ``jurist.metrics`` do not: they write nothing).
 """
@@ -70,13 +75,16 @@ __all__ = [
     "TEXT_SUFFIXES",
     "RedactingFilter",
     "environment_secrets",
+    "finds",
     "install_log_redaction",
+    "names_setting",
     "redact",
     "redact_file",
     "redact_secrets",
     "redact_value",
     "redacting_once",
     "register_secret",
+    "secret_in",
     "shape_token",
 ]
 
@@ -374,6 +382,34 @@ def _redact_text(text: str, pattern: _Redaction, active: _Once | None) -> str:
     if new == text:
         active.remember((text,))
     return new
+
+
+def finds(text: str) -> bool:
+    """Whether :func:`redact` would change ``text``: one scan that builds no new text."""
+    return bool(text) and _in_context(())[0].finds(text)
+
+
+def secret_in(text: str) -> bool:
+    """Whether a configured secret (a value given to :func:`register_secret`, or that of a
+    secret-named environment variable; inside :func:`redacting_once`, those known when it
+    began) occurs in ``text``: one substring search per secret, nothing found by its shape
+    or place."""
+    return any(secret in text for secret in _in_context(())[0].secrets)
+
+
+_SETTING_NAME = re.compile(
+    "(?i:authorization|" + "|".join(first + rest for first, rest in _ASSIGNED_NAMES) + ")"
+)
+
+
+def names_setting(text: str) -> bool:
+    """Whether ``text`` holds, in any case, the name of a header or setting whose assigned
+    value :func:`redact` replaces (``authorization``, ``api_key``, ``password``, ...).
+
+    Redaction of texts one at a time misses such a value when a text is only its name and
+    the value is joined to it later (a JSON key and its value): a writer that composes
+    texts redacted one at a time checks the names it joins with this."""
+    return _SETTING_NAME.search(text) is not None
 
 
 @functools.lru_cache(maxsize=64)

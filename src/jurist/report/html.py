@@ -27,17 +27,19 @@ run is scored, atomically and redacted.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jurist.atomic import atomic_path, atomic_write_text
-from jurist.redaction import redact, redact_value
+from jurist.redaction import redact_value
 from jurist.report.figures import Figure, figures_from_json, figures_to_json
 from jurist.report.inputs import input_text, snippet
 from jurist.report.jsonout import dumps
@@ -120,13 +122,35 @@ def script_json(value: Any) -> Markup:
     JSON to a parser), so no judged text, e.g. ``</script><script>...``, can end the element
     or open a comment in it.
     """
+    return _script_markup(dumps(value, indent=None, ensure_ascii=False))
+
+
+def _script_markup(text: str) -> Markup:
+    """JSON text made safe inside ``<script type="application/json">`` (see :func:`script_json`)."""
     from markupsafe import Markup
 
-    text = dumps(value, indent=None, ensure_ascii=False)
     for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(raw, escaped)
     text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return Markup(text)  # escaped above for the script-data context
+
+
+class _NotPlain(Exception):
+    """A value that JSON text does not parse to (see :func:`_loaded_json`)."""
+
+
+def _not_plain(value: Any) -> Any:
+    raise _NotPlain
+
+
+def _loaded_json(value: Any) -> str:
+    """``dumps(value, indent=None, ensure_ascii=False)`` of a value whose dict keys are all
+    text: one call to the encoder when the value holds only what JSON text parses to and no
+    NaN or infinity (the strict JSON is then the same); otherwise :func:`dumps` itself."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_not_plain)
+    except (_NotPlain, ValueError):
+        return dumps(value, indent=None, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------------- values
@@ -343,63 +367,124 @@ def _agrees(value: Any) -> str:
     return "true" if bool(value) else "false"
 
 
-def _details(
-    run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None = None
-) -> tuple[dict[str, Any], dict[str, str], str | None]:
-    """The recorded inputs, prompts and replies of ``ids``: per item its judged inputs and calls
-    (texts by hash), the texts by hash (each once), and a note when the store cannot be read.
-    Items whose row records no inputs get them from ``inputs_of``, when given."""
+@dataclass
+class _Details:
+    """What :func:`_details` read: per item its judged inputs and calls (texts by hash), the
+    texts by hash (each once), a note when the store cannot be read, and what the page's
+    redaction needs (:func:`_redacted_page`): the texts it composes that the store did not
+    redact when it wrote them, and whether an output names a setting (see
+    :func:`jurist.redaction.names_setting`)."""
+
+    items: dict[str, Any] = field(default_factory=dict)
+    messages: dict[str, str] = field(default_factory=dict)
+    note: str | None = None
+    composed: list[str] = field(default_factory=list)
+    names_setting: bool = False
+
+
+def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None = None) -> _Details:
+    """The recorded inputs, prompts and replies of ``ids`` (see :class:`_Details`). Items whose
+    row records no inputs get them from ``inputs_of``, when given."""
     import sqlite3
 
     from jurist.errors import RunDirectoryError
     from jurist.runner.store import RESULTS_DB, ResultStore
 
+    found = _Details()
     db = run_dir / RESULTS_DB
     if not db.is_file():
-        return {}, {}, f"no {RESULTS_DB} in the run directory: prompts and replies are not shown"
-    details: dict[str, Any] = {}
-    messages: dict[str, str] = {}
+        found.note = f"no {RESULTS_DB} in the run directory: prompts and replies are not shown"
+        return found
+    details, messages, composed = found.items, found.messages, found.composed
+    ref = _TextRefs(messages)
+    plain_keys: set[str] = set()
     try:
         with ResultStore(db) as store:
-            for detail in store.item_details(ids):
-                item_id = detail.id
+            for record in store.item_records(ids):
                 calls = None
-                if detail.calls is not None:
+                if record.calls is not None:
                     calls = []
-                    for call in detail.calls:
+                    for call in record.calls:
                         refs = []
-                        for message in call.messages:
-                            refs.append([message.role, _text_ref(message.content, messages)])
-                        calls.append(
-                            {
-                                **call.model_dump(mode="json", exclude={"messages"}),
-                                "messages": refs,
-                            }
-                        )
-                details[item_id] = {
-                    "inputs": detail.inputs,
-                    "status": detail.status,
-                    "output": detail.output,
-                    "rationale": detail.rationale,
-                    "error": detail.error,
-                    "error_type": detail.error_type,
-                    "raw": detail.raw,
-                    "attempts": detail.attempts,
+                        for role, text in call["messages"]:
+                            composed.append(role)
+                            refs.append([role, ref(text)])
+                        calls.append({**call, "messages": refs})
+                details[record.id] = {
+                    "inputs": record.inputs,
+                    "status": record.status,
+                    "output": record.output,
+                    "rationale": record.rationale,
+                    "error": record.error,
+                    "error_type": record.error_type,
+                    "raw": record.raw,
+                    "attempts": record.attempts,
                     "calls": calls,
                 }
+                composed += (record.id, record.status, record.rationale or "", record.error_type or "")
+                if record.output and not found.names_setting:
+                    found.names_setting = _names_setting(record.output, plain_keys)
     except (RunDirectoryError, OSError, sqlite3.Error) as exc:
-        return details, messages, f"the run store cannot be read ({exc}): prompts and replies are not shown"
+        found.note = f"the run store cannot be read ({exc}): prompts and replies are not shown"
+        return found
     missing = [item_id for item_id in ids if item_id in details and details[item_id]["inputs"] is None]
+    looked_up: set[str] = set()
     if missing and inputs_of is not None:
-        found = inputs_of(missing)
+        lookup = inputs_of(missing)
         for item_id in missing:
-            details[item_id]["inputs"] = found.get(item_id)
-    for detail in details.values():
+            details[item_id]["inputs"] = lookup.get(item_id)
+            looked_up.add(item_id)
+    for item_id, detail in details.items():
         if detail["inputs"] is not None:
-            detail["inputs"] = [
-                [name, _text_ref(input_text(value), messages)] for name, value in detail["inputs"].items()
-            ]
-    return details, messages, None
+            refs = []
+            for name, value in detail["inputs"].items():
+                text = input_text(value)
+                composed.append(name)
+                if item_id in looked_up:
+                    composed.append(text)  # read from the data, not from the store
+                refs.append([name, ref(text)])
+            detail["inputs"] = refs
+    return found
+
+
+def _names_setting(value: Any, plain: set[str]) -> bool:
+    """Whether a key of ``value`` (dicts and lists, at any depth) names a setting; ``plain``
+    holds the keys found not to (every output of a run has the same few)."""
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if key not in plain:
+                from jurist.redaction import names_setting
+
+                if names_setting(str(key)):
+                    return True
+                plain.add(key)
+            if type(item) in _NESTED and _names_setting(item, plain):
+                return True
+        return False
+    if kind in _NESTED:
+        return any(type(item) in _NESTED and _names_setting(item, plain) for item in value)
+    return False
+
+
+_NESTED = (dict, list, tuple)
+
+
+class _TextRefs:
+    """:func:`_text_ref` into one ``texts``, each distinct text hashed once (the system message
+    every item shares is hashed once, not once per item)."""
+
+    __slots__ = ("_known", "_texts")
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self._texts = texts
+        self._known: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        digest = self._known.get(text)
+        if digest is None:
+            digest = self._known[text] = _text_ref(text, self._texts)
+        return digest
 
 
 def _text_ref(text: str, texts: dict[str, str]) -> str:
@@ -516,6 +601,7 @@ def render_run_html(
         RunDirectoryError: ``run_dir`` is not a directory.
     """
     import pandas as pd
+    from markupsafe import Markup
 
     from jurist.errors import RunDirectoryError
 
@@ -543,45 +629,102 @@ def render_run_html(
     shown = table.head(max(0, max_items))
     columns = _columns(table, review)
     ids = [str(value) for value in shown["id"]]
-    details, messages, store_note = _details(run_dir, ids, inputs)
-    if any(detail.get("inputs") for detail in details.values()):
-        columns.insert(1, _Column(_TEXT_KEY, "judged text", False))
-    rows = []
-    for record, item_id in zip(shown.to_dict(orient="records"), ids, strict=True):
-        refs = (details.get(item_id) or {}).get("inputs") or []
-        record[_TEXT_KEY] = snippet({name: messages[digest] for name, digest in refs})
-        row = {
-            "id": item_id,
-            "status": str(record.get("status") or ""),
-            "agrees": _agrees(record.get(review.agrees)) if review.agrees else "",
-            "cells": [_cell(record.get(column.key), column.numeric) for column in columns],
-        }
-        rows.append({**row, "html": _row_html(row, columns)})
+    with _collector_paused():  # tens of thousands of small dicts and lists, none in a cycle
+        read = _details(run_dir, ids, inputs)
+        details, messages = read.items, read.messages
+        if any(detail.get("inputs") for detail in details.values()):
+            columns.insert(1, _Column(_TEXT_KEY, "judged text", False))
+        rows: list[dict[str, Any]] = []
+        for record, item_id in zip(shown.to_dict(orient="records"), ids, strict=True):
+            refs = (details.get(item_id) or {}).get("inputs") or []
+            record[_TEXT_KEY] = snippet({name: messages[digest] for name, digest in refs})
+            row = {
+                "id": item_id,
+                "status": str(record.get("status") or ""),
+                "agrees": _agrees(record.get(review.agrees)) if review.agrees else "",
+                "cells": [_cell(record.get(column.key), column.numeric) for column in columns],
+            }
+            rows.append(row)
+        rows_html = "".join(f"{_row_html(row, columns)}\n" for row in rows)
     report_md = None
     if (run_dir / _REPORT_MD).is_file():
         report_md = (run_dir / _REPORT_MD).read_text(encoding="utf-8", errors="replace")
     task = str(manifest.get("task") or (summary.get("task") if isinstance(summary, Mapping) else "") or "")
-    page = render_template(
-        "run.html",
-        title=f"{task or 'run'} · {run_dir.name}",
-        task=task,
-        header=_header(manifest, summary, run_dir),
-        summary=summary_rows(summary),
-        figures=figure_blocks(figures, figure_cache=figure_cache),
-        columns=columns,
-        rows=rows,
-        total=len(table),
-        has_items=items is not None,
-        agreement=bool(review.agrees and review.agrees in table.columns),
-        statuses=sorted({row["status"] for row in rows if row["status"]}),
-        data=script_json({"details": details, "messages": messages, "model": _model(manifest)}),
-        store_note=store_note,
-        notes=notes,
-        report_md=report_md,
-        run_name=run_dir.name,
-        run_path=str(run_dir),
-    )
-    return redact(page)
+    # Every dict key in the data is text (item ids, field names, hashes): see _loaded_json.
+    data = _loaded_json({"details": details, "messages": messages, "model": _model(manifest)})
+    read.composed.append(_model(manifest) or "")
+    context = {
+        "title": f"{task or 'run'} · {run_dir.name}",
+        "task": task,
+        "header": _header(manifest, summary, run_dir),
+        "summary": summary_rows(summary),
+        "figures": figure_blocks(figures, figure_cache=figure_cache),
+        "columns": columns,
+        "rows": rows,
+        "total": len(table),
+        "has_items": items is not None,
+        "agreement": bool(review.agrees and review.agrees in table.columns),
+        "statuses": sorted({row["status"] for row in rows if row["status"]}),
+        "store_note": read.note,
+        "notes": notes,
+        "report_md": report_md,
+        "run_name": run_dir.name,
+        "run_path": str(run_dir),
+    }
+
+    def page(rows_html: str, data: str) -> str:
+        return render_template("run.html", rows_html=Markup(rows_html), data=Markup(data), **context)
+
+    return _redacted_page(page, rows_html, str(_script_markup(data)), read)
+
+
+_ROWS_MARK = "<\x00jurist-rows\x00>"
+_DATA_MARK = "<\x00jurist-data\x00>"
+"""Where the item rows and the page's data go in the page as first rendered (each an element
+of its own, as the rows are, and bounded by ``<`` and ``>``, as the data is)."""
+
+
+def _redacted_page(page: Callable[[str, str], str], rows_html: str, data: str, read: _Details) -> str:
+    """``page(rows_html, data)`` (the page with its item rows and its script data), as
+    :func:`jurist.redaction.redact` of the whole page gives it, scanning less of it.
+
+    What redaction finds by shape or place never spans a ``<`` or ``>``, so the page redacts
+    part by part: the frame (the page with marks where the rows and the data go) and the rows
+    are scanned as they are. The data (most of the page) is texts the run store redacted when
+    it wrote them (messages, inputs, replies, outputs, errors), which are not scanned again,
+    joined with texts this page composes (ids, statuses, rationales, roles, names, and any
+    input read from the data): those are scanned in the form the page writes them. A page in
+    which a configured secret of this process occurs, a composed text would be redacted, or
+    an output key names a setting (whose value the joined JSON shows beside it) is redacted
+    whole, as before."""
+    from jurist.redaction import finds, redact, secret_in
+
+    frame = page(_ROWS_MARK, _DATA_MARK)
+    head, _, rest = frame.partition(_ROWS_MARK)
+    middle, _, tail = rest.partition(_DATA_MARK)
+    if frame.count(_ROWS_MARK) != 1 or frame.count(_DATA_MARK) != 1 or _DATA_MARK not in rest:
+        return redact(page(rows_html, data))  # a mark in a figure's SVG: never, but not trusted
+    whole = "".join((head, rows_html, middle, data, tail))
+    if read.names_setting or secret_in(whole) or finds(str(_script_markup(_loaded_json(read.composed)))):
+        return redact(whole)
+    head, _, rest = redact(frame).partition(_ROWS_MARK)
+    middle, _, tail = rest.partition(_DATA_MARK)
+    return "".join((head, redact(rows_html), middle, data, tail))
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector in the context (as it was after). Reading a
+    run's items makes many small objects, none in a cycle; each collection they set off walks
+    every object of the process (pandas, the judge, the figures), which cost more than
+    reading them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _model(manifest: Mapping[str, Any]) -> str | None:

@@ -8,7 +8,9 @@ HTML report's item rows and details, ``jurist view``'s item, run and labelling p
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 __all__ = ["input_text", "snippet"]
@@ -19,7 +21,52 @@ def input_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     nested = isinstance(value, list | dict) and any(isinstance(v, list | dict) for v in _children(value))
+    if nested:
+        text = _indented(value, 0)  # what json.dumps(..., indent=1) writes, without its encoder per call
+        if text is not None:
+            return text
     return json.dumps(value, ensure_ascii=False, default=str, indent=1 if nested else None)
+
+
+def _indented(value: Any, level: int) -> str | None:
+    """``value`` as ``json.dumps(value, ensure_ascii=False, indent=1)`` writes it at depth
+    ``level``, for a value made only of what JSON text parses to (dicts with text keys, lists,
+    text, numbers, booleans, ``None``); ``None`` for any other value."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        if math.isfinite(value):
+            return float.__repr__(value)
+        return "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
+    if kind is list:
+        if not value:
+            return "[]"
+        parts = [_indented(item, level + 1) for item in value]
+    elif kind is dict:
+        if not value:
+            return "{}"
+        parts = []
+        for key, item in value.items():
+            if type(key) is not str:
+                return None
+            text = _indented(item, level + 1)
+            parts.append(None if text is None else f"{encode_basestring(key)}: {text}")
+    else:
+        return None
+    if any(part is None for part in parts):
+        return None
+    inner = "\n" + " " * (level + 1)
+    opening, closing = ("[", "]") if kind is list else ("{", "}")
+    return opening + inner + ("," + inner).join(parts) + "\n" + " " * level + closing  # type: ignore[arg-type]
 
 
 def _children(value: Any) -> list[Any]:

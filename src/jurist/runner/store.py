@@ -49,6 +49,7 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import os
 import re
 import sqlite3
@@ -56,6 +57,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
@@ -528,45 +530,55 @@ class ResultStore:
         Raises:
             RunDirectoryError: The file is damaged.
         """
+        for row, calls, texts, inputs in self._detail_rows(item_ids):
+            yield _detail(row, calls, texts, inputs)
+
+    def item_records(self, item_ids: Iterable[str]) -> Iterator[ItemRecord]:
+        """What a page shows of each of these items that is recorded (:class:`ItemRecord`), in
+        the order given (each id once), read in chunks as :meth:`item_details` reads them.
+
+        A row whose fields have the types the writer gives them is taken as it is, with no
+        model built per item and call; any other row is read as :meth:`item_details` reads it
+        (and raises as it raises).
+
+        Raises:
+            RunDirectoryError: The file is damaged.
+        """
+        for row, calls, texts, inputs in self._detail_rows(item_ids):
+            record = _record(row, calls, texts, inputs)
+            yield record if record is not None else _record_of(_detail(row, calls, texts, inputs))
+
+    def _detail_rows(
+        self, item_ids: Iterable[str]
+    ) -> Iterator[tuple[tuple[Any, ...], list[dict[str, Any]] | None, dict[str, str], dict[str, Any] | None]]:
+        """Each recorded row of these items (in the order given, each id once) with its stored
+        calls, the texts they and its inputs refer to, and its inputs (``None``: not recorded).
+        One query per chunk of ids reads the rows and their inputs, one more the texts."""
         wanted = list(dict.fromkeys(item_ids))
+        columns = (
+            "id, status, output, error, error_type, raw, attempts, latency_s, usage, "
+            "judge_fingerprint, calls, program" + (", inputs" if self._has_inputs else "")
+        )
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
-            query = (
-                "SELECT id, status, output, error, error_type, raw, attempts, latency_s, usage, "
-                "judge_fingerprint, calls, program FROM results "
-                f"WHERE id IN ({', '.join('?' * len(chunk))})"
-            )
+            query = f"SELECT {columns} FROM results WHERE id IN ({', '.join('?' * len(chunk))})"
             rows = self._guard(functools.partial(self._fetch_all, query, chunk))
             found = {row[0]: row for row in rows}
-            inputs = self.item_inputs(chunk)
             calls = {item_id: json.loads(row[10]) for item_id, row in found.items() if row[10] is not None}
-            texts = self._message_texts(
-                _call_hashes(record for found_calls in calls.values() for record in found_calls)
-            )
+            refs = {
+                item_id: json.loads(row[12])
+                for item_id, row in found.items()
+                if len(row) > 12 and row[12] is not None
+            }
+            hashes = _call_hashes(record for found_calls in calls.values() for record in found_calls)
+            hashes.update(digest for ref in refs.values() for _, digest in ref.values())
+            texts = self._message_texts(hashes)
             for item_id in chunk:
                 row = found.get(item_id)
-                if row is None:
-                    continue
-                (_, status, output, error, error_type, raw, attempts, latency, usage, fingerprint) = row[:10]
-                program = row[11]
-                parsed = json.loads(output) if output is not None else None
-                raw_texts: list[str] = json.loads(raw)
-                yield ItemDetail(
-                    id=item_id,
-                    inputs=inputs.get(item_id),
-                    status=status,
-                    output=parsed,
-                    rationale=rationale_of(parsed),
-                    error=error,
-                    error_type=error_type,
-                    raw=raw_texts,
-                    attempts=attempts,
-                    latency_s=latency,
-                    usage=Usage.model_validate_json(usage),
-                    judge_fingerprint=fingerprint,
-                    program=json.loads(program) if program else None,
-                    calls=_resolve_calls(calls[item_id], raw_texts, texts) if item_id in calls else None,
-                )
+                if row is not None:
+                    ref = refs.get(item_id)
+                    inputs = _resolve_inputs(ref, texts) if ref is not None else None
+                    yield row, calls.get(item_id), texts, inputs
 
     def _fetch_all(self, query: str, parameters: list[str]) -> list[Any]:
         return self._db.execute(query, parameters).fetchall()
@@ -595,26 +607,7 @@ class ResultStore:
 
         refs = {item_id: json.loads(found) for item_id, found in self._guard(read)}
         texts = self._message_texts({digest for ref in refs.values() for _, digest in ref.values()})
-        missing = "[input not found in the run store]"
-        result: dict[str, dict[str, Any]] = {}
-        for item_id in wanted:
-            ref = refs.get(item_id)
-            if ref is None:
-                continue
-            values: dict[str, Any] = {}
-            for name, (kind, digest) in ref.items():
-                text = texts.get(digest)
-                if text is None:
-                    values[name] = missing
-                elif kind == "json":
-                    try:
-                        values[name] = json.loads(text)
-                    except ValueError:
-                        values[name] = text
-                else:
-                    values[name] = text
-            result[item_id] = values
-        return result
+        return {item_id: _resolve_inputs(refs[item_id], texts) for item_id in wanted if item_id in refs}
 
     def items_with_input(self, text: str) -> set[str] | None:
         """The ids of the items one of whose recorded inputs contains ``text`` (ASCII letters in
@@ -668,6 +661,192 @@ class ResultStore:
         return self._guard(read)
 
 
+_INPUT_MISSING = "[input not found in the run store]"
+_MESSAGE_MISSING = "[message not found in the run store]"
+
+
+def _resolve_inputs(ref: Mapping[str, Any], texts: Mapping[str, str]) -> dict[str, Any]:
+    """A row's stored inputs (``{field: [kind, sha256]}``) as values: a ``text`` input its text,
+    a ``json`` input its parsed JSON (its text when that does not parse)."""
+    values: dict[str, Any] = {}
+    for name, (kind, digest) in ref.items():
+        text = texts.get(digest)
+        if text is None:
+            values[name] = _INPUT_MISSING
+        elif kind == "json":
+            try:
+                values[name] = json.loads(text)
+            except ValueError:
+                values[name] = text
+        else:
+            values[name] = text
+    return values
+
+
+def _detail(
+    row: tuple[Any, ...],
+    calls: list[dict[str, Any]] | None,
+    texts: Mapping[str, str],
+    inputs: dict[str, Any] | None,
+) -> ItemDetail:
+    """A row of ``results`` (as :meth:`ResultStore._detail_rows` reads it) as an :class:`ItemDetail`."""
+    (item_id, status, output, error, error_type, raw, attempts, latency, usage, fingerprint) = row[:10]
+    program = row[11]
+    parsed = json.loads(output) if output is not None else None
+    raw_texts: list[str] = json.loads(raw)
+    return ItemDetail(
+        id=item_id,
+        inputs=inputs,
+        status=status,
+        output=parsed,
+        rationale=rationale_of(parsed),
+        error=error,
+        error_type=error_type,
+        raw=raw_texts,
+        attempts=attempts,
+        latency_s=latency,
+        usage=Usage.model_validate_json(usage),
+        judge_fingerprint=fingerprint,
+        program=json.loads(program) if program else None,
+        calls=_resolve_calls(calls, raw_texts, texts) if calls is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    """One recorded item as a page shows it: the fields of :class:`~jurist.schemas.ItemDetail`
+    a page shows (not its usage, latency, fingerprint or program), with each call as the JSON
+    value ``LMCall.model_dump(mode="json")`` gives, its messages as ``[role, text]`` pairs
+    (:meth:`ResultStore.item_records`)."""
+
+    id: str
+    status: str
+    output: dict[str, Any] | None
+    rationale: str | None
+    error: str | None
+    error_type: str | None
+    raw: list[str]
+    attempts: int
+    calls: list[dict[str, Any]] | None
+    inputs: dict[str, Any] | None
+
+
+def _record_of(detail: ItemDetail) -> ItemRecord:
+    """An :class:`ItemDetail` as the :class:`ItemRecord` a page shows."""
+    calls = None
+    if detail.calls is not None:
+        calls = [
+            {
+                **call.model_dump(mode="json", exclude={"messages"}),
+                "messages": [[message.role, message.content] for message in call.messages],
+            }
+            for call in detail.calls
+        ]
+    return ItemRecord(
+        id=detail.id,
+        status=detail.status,
+        output=detail.output,
+        rationale=detail.rationale,
+        error=detail.error,
+        error_type=detail.error_type,
+        raw=detail.raw,
+        attempts=detail.attempts,
+        calls=calls,
+        inputs=detail.inputs,
+    )
+
+
+def _text_or_none(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def _number_or_none(value: Any) -> bool:
+    return value is None or (type(value) is float and math.isfinite(value))
+
+
+def _record(
+    row: tuple[Any, ...],
+    calls: list[dict[str, Any]] | None,
+    texts: Mapping[str, str],
+    inputs: dict[str, Any] | None,
+) -> ItemRecord | None:
+    """A row as the :class:`ItemRecord` that ``_record_of(_detail(...))`` gives, built without
+    models; ``None`` when a field has a type the writer does not give it (that row is then read
+    through :func:`_detail`, which validates or raises)."""
+    item_id, status, output, error, error_type, raw, attempts = row[:7]
+    if status not in ("ok", "failed") or type(attempts) is not int:
+        return None
+    if not (_text_or_none(error) and _text_or_none(error_type)):
+        return None
+    parsed = json.loads(output) if output is not None else None
+    raw_texts = json.loads(raw)
+    if not (parsed is None or type(parsed) is dict) or type(raw_texts) is not list:
+        return None
+    if not all(type(text) is str for text in raw_texts):
+        return None
+    shown = None
+    if calls is not None:
+        shown = []
+        for call in calls:
+            made = _call_record(call, raw_texts, texts)
+            if made is None:
+                return None
+            shown.append(made)
+    return ItemRecord(
+        id=item_id,
+        status=status,
+        output=parsed,
+        rationale=rationale_of(parsed),
+        error=error,
+        error_type=error_type,
+        raw=raw_texts,
+        attempts=attempts,
+        calls=shown,
+        inputs=inputs,
+    )
+
+
+def _call_record(call: Any, raw: list[str], texts: Mapping[str, str]) -> dict[str, Any] | None:
+    """A stored call as ``LMCall.model_dump(mode="json")`` gives it, its messages as
+    ``[role, text]``; ``None`` when a field has another type than the writer gives it."""
+    if type(call) is not dict:
+        return None
+    attempt = call.get("attempt", 1)
+    prompt, completion = call.get("prompt_tokens", 0), call.get("completion_tokens", 0)
+    cost, latency, error = call.get("cost"), call.get("latency_s"), call.get("error")
+    pairs, replies = call.get("messages", []), call.get("replies", [])
+    if not (type(attempt) is int and type(prompt) is int and type(completion) is int):
+        return None
+    if not (_number_or_none(cost) and _number_or_none(latency) and _text_or_none(error)):
+        return None
+    if type(pairs) is not list or type(replies) is not list:
+        return None
+    messages = []
+    for pair in pairs:
+        if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
+            return None
+        messages.append([pair[0], texts.get(pair[1], _MESSAGE_MISSING)])
+    shown = []
+    for reply in replies:
+        if type(reply) is int:
+            shown.append(raw[reply] if 0 <= reply < len(raw) else _MESSAGE_MISSING)
+        elif type(reply) is str:
+            shown.append(texts.get(reply, _MESSAGE_MISSING))
+        else:
+            return None
+    return {
+        "attempt": attempt,
+        "replies": shown,
+        "cache_hit": bool(call.get("cache_hit", False)),
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "cost": cost,
+        "latency_s": latency,
+        "error": error,
+        "messages": messages,
+    }
+
+
 def _call_hashes(records: Iterable[dict[str, Any]]) -> set[str]:
     """The hashes of the texts stored calls refer to: their messages, and replies kept by hash."""
     hashes: set[str] = set()
@@ -680,7 +859,7 @@ def _call_hashes(records: Iterable[dict[str, Any]]) -> set[str]:
 def _resolve_calls(records: list[dict[str, Any]], raw: list[str], texts: Mapping[str, str]) -> list[LMCall]:
     """Stored calls as :class:`~jurist.schemas.LMCall` records, their texts found in ``texts``
     (by hash) and their replies in the row's ``raw`` (by index)."""
-    missing = "[message not found in the run store]"
+    missing = _MESSAGE_MISSING
     calls = []
     for record in records:
         replies = [
