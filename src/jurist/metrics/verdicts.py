@@ -168,24 +168,23 @@ def multilabel_cells(gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
         An ``(n, 3L + 2)`` array; column ``3L`` is 1 when the item's label sets are equal,
         the last column counts the item.
     """
+    return _multilabel_rows(gold, predicted).astype(np.float64)
+
+
+def _multilabel_rows(gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """The boolean rows of :func:`multilabel_cells`."""
     g = np.asarray(gold, dtype=bool)
     p = np.asarray(predicted, dtype=bool)
     if g.shape != p.shape:
         raise ValueError(f"gold and predicted shapes differ: {g.shape} != {p.shape}")
     exact = (g == p).all(axis=1, keepdims=True)
     ones = np.ones((g.shape[0], 1), dtype=bool)
-    return np.concatenate([g & p, ~g & p, g & ~p, exact, ones], axis=1).astype(np.float64)
+    return np.concatenate([g & p, ~g & p, g & ~p, exact, ones], axis=1)
 
 
 def multilabel_codes(gold: np.ndarray, predicted: np.ndarray) -> CountCodes:
     """:func:`multilabel_cells` as one code per item into the distinct rows that occur."""
-    g = np.asarray(gold, dtype=bool)
-    p = np.asarray(predicted, dtype=bool)
-    if g.shape != p.shape:
-        raise ValueError(f"gold and predicted shapes differ: {g.shape} != {p.shape}")
-    exact = (g == p).all(axis=1, keepdims=True)
-    ones = np.ones((g.shape[0], 1), dtype=bool)
-    return count_rows(np.concatenate([g & p, ~g & p, g & ~p, exact, ones], axis=1).astype(np.int8))
+    return count_rows(_multilabel_rows(gold, predicted).astype(np.int8))
 
 
 def _split(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
