@@ -311,3 +311,38 @@ def test_a_list_for_a_text_field_is_written_as_dspy_writes_it(values):
     from jurist.judges.adapters import _numbered_list
 
     assert _numbered_list(values) == _format_input_list_field_value(values)
+
+
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+@pytest.mark.parametrize(("proxy", "looked_up"), [(None, 0), ("http://127.0.0.1:9", 2)])
+def test_a_native_client_looks_the_proxy_up_per_request_only_when_the_environment_names_one(
+    server, llm_config, monkeypatch, proxy, looked_up
+):
+    from dspy._vendor.lm15.transports import _async
+
+    for name in _PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    if proxy is not None:  # a proxy the loopback server is exempt from: lm15 checks per request
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    lookups = []
+    original = _async.proxy_route_for
+
+    def counted(parsed, *, proxy, trust_env):
+        route = original(parsed, proxy=proxy, trust_env=trust_env)
+        if trust_env:
+            lookups.append(route)
+        return route
+
+    monkeypatch.setattr(_async, "proxy_route_for", counted)
+    lm = build_lm(llm_config.model_copy(update={"cache": False}))
+
+    async def twice() -> list[Any]:
+        return [await lm.acall(messages=[{"role": "user", "content": f"hello {n}"}]) for n in range(2)]
+
+    assert all(call_blocking(asyncio.run, twice()))
+    assert server.requests == 2
+    assert lookups == [None] * looked_up

@@ -50,6 +50,9 @@ hop adds latency.
   ``engine="auto"``); the choice is remembered per LM settings, and the native client per
   event loop in the LM's own engine store; errors are translated at the same boundary
   (``error_boundary``), so retries and fatal-error recognition see DSPy's error classes;
+- a native client built while the environment names no proxy (``HTTP_PROXY``,
+  ``HTTPS_PROXY``, ``ALL_PROXY``) connects directly for its life instead of having lm15 read
+  the environment again on every request; with a proxy set, lm15 routes each request as usual;
 - the price is DSPy's estimate (``estimate_cost``), except that a model the price table does
   not know is looked up once per process, not twice per call;
 - the answer is offered to the cache as DSPy stores it (the same record, the same key), so a
@@ -81,6 +84,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.request import getproxies
 
 import dspy
 
@@ -190,6 +194,8 @@ _LM15_ENGINE = "dspy.clients.engines.lm15_engine"
 _LITELLM_ENGINE = "dspy.clients.engines.litellm_engine"
 _CALL_RESULT = "dspy.clients.call_result"
 _CAPABILITIES = "dspy.clients.capabilities"
+_LM15_ROUTER = "dspy._vendor.lm15.router"
+_LM15_TRANSPORTS = "dspy._vendor.lm15.transports"
 
 PRIVATE_NAMES: tuple[PrivateName, ...] = (
     PrivateName(_EXECUTION, "prepare", Shape(("lm", "prompt", "messages", "kwargs"), ("asynchronous",))),
@@ -251,6 +257,8 @@ PRIVATE_NAMES: tuple[PrivateName, ...] = (
     PrivateName(_LM15_ENGINE, "LM15Engine", Shape(("config",), ("model_type",))),
     PrivateName(_LM15_ENGINE, "LM15Engine.resolve", Shape(("self", "model"))),
     PrivateName(_LM15_ENGINE, "timeouts_for", Shape(("timeout",))),
+    PrivateName(_LM15_ROUTER, "AsyncLMRouter._shared_transport", Shape(("self",))),
+    PrivateName(_LM15_TRANSPORTS, "StdlibAsyncTransport", Shape((), ("trust_env",))),
     PrivateName("dspy.clients.errors", "error_boundary", Shape(("model",), ("provider", "unexpected"))),
     PrivateName("dspy.clients.model_metadata", "model_info", Shape(("provider", "model"))),
     PrivateName(LM_INSTANCE, "_engine_spec"),
@@ -594,8 +602,22 @@ def _native_backend(lm: Any, resolution: Any, clients: dict[str, Any]) -> AsyncL
                 timeouts=timeouts,
             )
             backend = AsyncLM15Engine(config, model_type=lm.model_type)
+            _route_directly_without_proxy(backend)
             lm._engine_store[key] = backend
     return backend
+
+
+def _route_directly_without_proxy(backend: AsyncLM15Engine) -> None:
+    """Spare a new native engine's transport lm15's proxy lookup on every request when the
+    environment names no proxy now: its connections then go direct for its life, as lm15
+    would route each of them. The environment is read once per native engine (one per LM
+    settings and event loop), not per request; with a proxy variable set, lm15 resolves the
+    route per request as usual (``NO_PROXY`` included)."""
+    if getproxies():
+        return
+    transport = backend.router._shared_transport()
+    if getattr(transport, "_trust_env", None) is True:
+        transport._trust_env = False
 
 
 def _plan_allows(backend: AsyncLM15Engine, request: Request, settings: tuple[Any, ...] | None) -> bool:
