@@ -28,6 +28,7 @@ from jurist.redaction import redact, redact_value, redacting_once
 from jurist.report.console import Headline, with_interval
 from jurist.report.jsonout import dumps, json_ready
 from jurist.schemas import ItemResult
+from jurist.tasks._columns import Column
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -210,15 +211,17 @@ def items_table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
     The same frame as ``pd.DataFrame(list(rows))`` (columns in order of first appearance,
     NaN where a row lacks a column, each column's dtype inferred from all its values),
-    without holding every row's dict at once: one list per column.
+    without holding every row's dict at once, nor every value as a Python object: each
+    column keeps its values in chunks stored as arrays where they have one plain type
+    (:class:`jurist.tasks._columns.Column`).
     """
-    columns: dict[str, list[Any]] = {}
+    columns: dict[str, Column] = {}
     count = 0
     for row in rows:
         for key, value in row.items():
             column = columns.get(key)
             if column is None:
-                column = columns[key] = [np.nan] * count
+                column = columns[key] = Column(missing=count)
             column.append(value)
         count += 1
         if len(row) < len(columns):
@@ -227,7 +230,7 @@ def items_table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
                     column.append(np.nan)
     if not columns:
         return pd.DataFrame(index=pd.RangeIndex(count))
-    return pd.DataFrame(columns)
+    return pd.DataFrame({key: column.values() for key, column in columns.items()})
 
 
 def _redacted_table(table: pd.DataFrame) -> pd.DataFrame:
