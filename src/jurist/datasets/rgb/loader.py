@@ -265,6 +265,16 @@ class RGBDataset:
         }
 
 
+def _first_use(seen: dict[str, int], row_id: Any, file: Path, line: int) -> None:
+    """Record that ``row_id`` is used on ``line``; an id used on an earlier line is an error."""
+    key = str(row_id)
+    if key in seen:
+        raise InputError(
+            f"id {quote(row_id)} already used on line {seen[key]}", path=file, line=line, field="id"
+        )
+    seen[key] = line
+
+
 def load_rgb(
     path: str | Path,
     *,
@@ -295,12 +305,7 @@ def load_rgb(
     seen: dict[str, int] = {}
     for line, record in _iter_lines(file):
         row = parse_rgb_row(record, kind, path=file, line=line)
-        key = str(row.id)
-        if key in seen:
-            raise InputError(
-                f"id {quote(row.id)} already used on line {seen[key]}", path=file, line=line, field="id"
-            )
-        seen[key] = line
+        _first_use(seen, row.id, file, line)
         rows.append(row)
     if not rows:
         raise InputError("the file holds no RGB rows", path=file)
@@ -860,12 +865,7 @@ def load_rgb_judgments(path: str | Path) -> list[RGBJudgmentRow]:
             field = _field_path(first["loc"]) or ("question" if first["type"] == "value_error" else None)
             message = "missing" if first["type"] == "missing" else first["msg"].removeprefix("Value error, ")
             raise InputError(message, path=file, line=line, field=field) from None
-        key = str(row.id)
-        if key in seen:
-            raise InputError(
-                f"id {quote(row.id)} already used on line {seen[key]}", path=file, line=line, field="id"
-            )
-        seen[key] = line
+        _first_use(seen, row.id, file, line)
         rows.append(row)
     if not rows:
         raise InputError("the file holds no rows", path=file)

@@ -22,6 +22,7 @@ from jurist.metrics import preference
 from jurist.metrics.weighted import continuous_agreement, order_preference
 from jurist.report.console import Headline, compact_table, number
 from jurist.report.markdown import summary_markdown
+from jurist.report.standard_figures import is_present
 from jurist.schemas import ItemResult
 from jurist.tasks.declarative.agreement import calibration_figures, gold_agreement, pair_figures
 from jurist.tasks.declarative.data import GoldColumns, positions_of, read_gold_columns, split_item_id
@@ -307,8 +308,8 @@ def _order_calibration(spec: TaskFile, ok: pd.DataFrame, rows: GoldColumns) -> d
 
 
 def present(value: Any) -> Any:
-    """``value``, or ``None`` for a missing cell (NaN in a float column)."""
-    return None if value is None or (isinstance(value, float) and value != value) else value
+    """``value``, or ``None`` for a missing cell (:func:`~jurist.report.standard_figures.is_present`)."""
+    return value if is_present(value) else None
 
 
 def weighted_counts(ok: pd.DataFrame) -> dict[str, Any]:
