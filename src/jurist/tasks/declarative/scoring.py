@@ -8,10 +8,6 @@ usable answer. A pairwise row is scored only when both of its orders were answer
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +20,7 @@ from jurist.report.console import Headline, compact_table, number
 from jurist.report.markdown import summary_markdown
 from jurist.report.standard_figures import is_present
 from jurist.schemas import ItemResult
+from jurist.tasks._read_once import read_once
 from jurist.tasks.declarative.agreement import calibration_figures, gold_agreement, pair_figures
 from jurist.tasks.declarative.data import GoldColumns, positions_of, read_gold_columns, split_item_id
 from jurist.tasks.declarative.spec import TaskFile
@@ -33,7 +30,6 @@ __all__ = [
     "console_lines",
     "expected_score_agreement",
     "gold_columns",
-    "gold_read_once",
     "item_row",
     "kind_headline",
     "pairs_table",
@@ -159,38 +155,10 @@ def _distribution(spec: TaskFile, verdicts: list[Any]) -> dict[str, Any]:
     return dict(sorted(counts.items()))
 
 
-@dataclass
-class _GoldSlot:
-    """The gold file read once while a run is scored (see :func:`gold_read_once`)."""
-
-    path: str | Path
-    columns: GoldColumns | None = None
-
-
-_GOLD_READ: ContextVar[_GoldSlot | None] = ContextVar("jurist_declarative_gold_read", default=None)
-
-
-@contextmanager
-def gold_read_once(gold: str | Path | None) -> Iterator[None]:
-    """Within the block, the summary (:func:`summarize_items`), the per-item gold column
-    (:func:`gold_columns`) and the pairs (:func:`pairs_table`) of one scoring read the gold
-    file ``gold`` once: the first that needs it reads it, the others use what it read."""
-    token = _GOLD_READ.set(_GoldSlot(gold) if gold is not None else None)
-    try:
-        yield
-    finally:
-        _GOLD_READ.reset(token)
-
-
 def read_gold_once(spec: TaskFile, gold: str | Path) -> GoldColumns:
     """The gold file's rows (:func:`~jurist.tasks.declarative.data.read_gold_columns`), read
-    once inside :func:`gold_read_once` for the same file."""
-    slot = _GOLD_READ.get()
-    if slot is None or slot.path != gold:
-        return read_gold_columns(spec, gold)
-    if slot.columns is None:
-        slot.columns = read_gold_columns(spec, gold)
-    return slot.columns
+    once inside :func:`~jurist.tasks._read_once.reading_once` for the same task and file."""
+    return read_once(f"gold of {spec.name}", gold, lambda: read_gold_columns(spec, gold))
 
 
 _ANSWER_COLUMNS = (

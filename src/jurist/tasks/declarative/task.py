@@ -277,13 +277,14 @@ class DeclarativeTask(Task):
         """Score a recorded run; with ``gold``, the per-item table gets ``gold`` and ``correct``
         (score: ``abs_error``) columns, and a pairwise run's per-row table is ``extra["pairs"]``.
         Metrics a subclass declares see the table with those columns."""
-        from jurist.tasks.declarative.scoring import gold_columns, gold_read_once, pairs_table, read_gold_once
+        from jurist.tasks._read_once import reading_once
+        from jurist.tasks.declarative.scoring import gold_columns, pairs_table, read_gold_once
 
         if gold is not None and self.spec.gold is None and self.spec.kind != "pairwise":
             gold = None  # nothing to compare with
         path = one_run(self, run)
         spec = _scored_spec(self.spec, options)
-        with gold_read_once(gold):  # the summary, the gold column and the pairs read it once
+        with reading_once():  # the summary, the gold column and the pairs read the gold once
             scores = scored_items(self, path, options, gold)
             scores.items = gold_columns(spec, scores.items, gold)
             if spec.kind == "pairwise":

@@ -24,6 +24,7 @@ from jurist.tasks._contract import (
     Task,
     write_exports,
 )
+from jurist.tasks._read_once import reading_once
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, optimization, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
@@ -100,9 +101,10 @@ class RagbenchTask(Task):
             recorded = run_info_dataset(Path(run))
             if recorded is not None and recorded.is_file():
                 gold = recorded
-        scores = super().score(run, options, gold=gold, write=False)
-        if gold is not None:
-            scores.items = with_gold_columns(scores.items, scoring.gold_table(gold))
+        with reading_once():  # the summary and the gold columns read the gold file once
+            scores = super().score(run, options, gold=gold, write=False)
+            if gold is not None:
+                scores.items = with_gold_columns(scores.items, scoring.gold_table(gold))
         path = Path(run[0] if isinstance(run, list) else run)
         if write and path.is_dir():
             from jurist.runner import iter_run_results, run_lock

@@ -1,0 +1,57 @@
+"""One scoring reads its gold file once (jurist.tasks._read_once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import jurist
+from jurist.datasets import ragbench as ragbench_data
+from jurist.datasets.samples import resolve_input
+from jurist.tasks._read_once import read_once, reading_once
+
+
+def test_inside_a_block_each_kind_and_file_is_read_once_and_nested_blocks_share() -> None:
+    reads: list[str] = []
+
+    def reader(name: str):
+        def read() -> str:
+            reads.append(name)
+            return name.upper()
+
+        return read
+
+    assert read_once("gold", "a.jsonl", reader("a")) == "A"
+    assert read_once("gold", "a.jsonl", reader("a")) == "A"
+    assert reads == ["a", "a"]  # outside a block: every time
+    reads.clear()
+    with reading_once():
+        assert read_once("gold", "a.jsonl", reader("a")) == "A"
+        with reading_once():
+            assert read_once("gold", Path("a.jsonl"), reader("a")) == "A"  # the outer block's
+        assert read_once("gold", "b.jsonl", reader("b")) == "B"
+        assert read_once("other", "a.jsonl", reader("a2")) == "A2"
+    assert reads == ["a", "b", "a2"]
+    assert read_once("gold", "a.jsonl", reader("a")) == "A"  # the block's reads are gone
+    assert reads == ["a", "b", "a2", "a"]
+
+
+def test_scoring_a_ragbench_run_reads_its_gold_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "run"
+    jurist.judge("ragbench", "sample:ragbench", out=run)
+    opened: list[Path] = []
+    original = ragbench_data.load_ragbench
+
+    def counted(path, *args, **kwargs):
+        opened.append(Path(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr("jurist.tasks.ragbench.scoring.load_ragbench", counted)
+    scores = jurist.score("ragbench", run, gold="sample:ragbench")
+    assert opened == [Path(resolve_input("sample:ragbench"))]
+    # The summary's agreement and the per-item gold columns both come from that one read.
+    assert scores.summary["agreement"]["hallucination_auroc"] == pytest.approx(0.711, abs=5e-4)
+    assert scores.items["gold_supported"].notna().all()
