@@ -14,7 +14,8 @@ code end to end):
   default engine and on LiteLLM (items/s and CPU ms an item);
 - ``shell fresh``: ``jurist judge ragbench DATA`` from the shell on an empty cache;
 - ``shell cached``: the same into a new run directory, every answer cached;
-- ``shell one``: one cached item into a new run directory, the command run twice before.
+- ``shell one``: one cached item into a new run directory, the command run twice before;
+- ``shell --workers 2``: ``jurist judge ... --workers 2`` on an empty cache.
 
 The ``jurist`` command of each checkout is ``python -m jurist`` with ``PYTHONPATH`` set to its
 ``src``; the installed dependencies are this Python's. Usage:
@@ -75,13 +76,16 @@ def runner_row(root: Path, engine: str, base: str, data: Path, warmup: Path, wor
     return {"items/s": found["items"] / found["seconds"], "cpu ms/item": 1000 * found["cpu"] / found["items"]}
 
 
-def shell_run(root: Path, data: Path, out: Path, config: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of ``jurist judge ragbench DATA`` run by ``root``'s code."""
+def shell_run(
+    root: Path, data: Path, out: Path, config: Path, extra: tuple[str, ...] = ()
+) -> tuple[float, float]:
+    """Wall and CPU seconds (its worker processes' included) of ``jurist judge ragbench DATA``
+    run by ``root``'s code."""
     before = os.times()
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "jurist", "judge", bench.TASK, str(data), "--out", str(out)]
-        + ["--config", str(config), "--no-progress"],
+        + ["--config", str(config), "--no-progress", *extra],
         capture_output=True,
         text=True,
         env=checkout_env(root),
@@ -99,7 +103,8 @@ def shell_run(root: Path, data: Path, out: Path, config: Path) -> tuple[float, f
 def shell_rows(
     root: Path, base: str, data: Path, one: Path, work: Path, items: int
 ) -> dict[str, dict[str, float]]:
-    """Fresh, cached re-run and one cached item from the shell, each in a new run directory."""
+    """Fresh, cached re-run, one cached item and two workers from the shell, each in a new run
+    directory."""
     work.mkdir(parents=True, exist_ok=True)
     config = bench.write_config(
         work / "judge.yaml", base=base, engine="auto", concurrency=32, cache_dir=work / "cache"
@@ -109,11 +114,16 @@ def shell_rows(
     for warm in range(2):
         shell_run(root, one, work / f"one-warm-{warm}", config)
     single = shell_run(root, one, work / "one", config)
+    scaled = bench.write_config(
+        work / "workers.yaml", base=base, engine="auto", concurrency=32, cache_dir=work / "workers-cache"
+    )
+    workers = shell_run(root, data, work / "workers", scaled, ("--workers", "2"))
     margin = (items - 1) / max(cached[0] - single[0], 1e-9)
     return {
         "shell fresh": {"items/s": items / fresh[0], "cpu ms/item": 1000 * fresh[1] / items},
         "shell cached": {"items/s": items / cached[0], "margin items/s": margin},
         "shell one": {"seconds": single[0], "cpu s": single[1]},
+        "shell --workers 2": {"items/s": items / workers[0], "cpu ms/item": 1000 * workers[1] / items},
     }
 
 
