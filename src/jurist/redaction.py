@@ -48,6 +48,8 @@ A writer that joins texts it redacted one at a time (the HTML report) checks wha
 composes with :func:`finds` (whether :func:`redact` would change a text),
 :func:`secret_in` (whether a configured secret occurs in it: one search per secret) and
 :func:`names_setting` (whether a text names a setting whose value a joined text could show).
+The run store writes the texts of a served finished verdict (redacted when the verdict
+was written) once :func:`secret_finder` finds no secret configured since in them.
 
 This module imports nothing heavy and nothing of jurist, so every layer may use it (the
 pure ``jurist.metrics`` do not: they write nothing).
@@ -59,13 +61,14 @@ import contextlib
 import copy
 import functools
 import hashlib
+import json
 import logging
 import os
 import re
 import threading
 import traceback
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -84,6 +87,7 @@ __all__ = [
     "redact_value",
     "redacting_once",
     "register_secret",
+    "secret_finder",
     "secret_in",
     "shape_token",
 ]
@@ -395,6 +399,24 @@ def secret_in(text: str) -> bool:
     began) occurs in ``text``: one substring search per secret, nothing found by its shape
     or place."""
     return any(secret in text for secret in _in_context(())[0].secrets)
+
+
+def secret_finder() -> Callable[[str], bool]:
+    """A test of whether a configured secret (as :func:`secret_in` knows them now) occurs in a
+    text, or in JSON text as ``json.dumps`` writes a string holding it (its quotes,
+    backslashes and control characters escaped; non-ASCII characters escaped or not): one
+    substring search per form of each secret, nothing found by its shape or place."""
+    forms = _json_forms(_in_context(())[0].secrets)
+    return lambda text: any(form in text for form in forms)
+
+
+@functools.lru_cache(maxsize=64)
+def _json_forms(secrets: frozenset[str]) -> tuple[str, ...]:
+    forms = dict.fromkeys(sorted(secrets))
+    for secret in secrets:
+        for ascii_only in (False, True):
+            forms[json.dumps(secret, ensure_ascii=ascii_only)[1:-1]] = None
+    return tuple(forms)
 
 
 _SETTING_NAME = re.compile(

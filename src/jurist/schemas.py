@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -106,6 +106,64 @@ class ItemResult(BaseModel):
             "completion_tokens": self.usage.completion_tokens,
             "cost": self.usage.cost,
         }
+
+
+class CachedTexts:
+    """What the finished-verdict cache (:mod:`jurist.judges.verdicts`) vouches for about the
+    texts of a verdict it served: they were redacted when the verdict was written, and each
+    message's text is kept under the SHA-256 of that text.
+
+    It is kept beside a judgment or result (:func:`mark_cached`), never in it: not a field,
+    so it is neither validated, dumped nor compared, and a result read from data, a file or
+    a JSON line carries none. It names the very ``output``, ``raw`` and ``calls`` objects it
+    was made for, and :func:`cached_texts` finds it only while the model holds those same
+    objects: a copy with any of them replaced is redacted in full by the run store.
+
+    Attributes:
+        output: The served output.
+        raw: The served raw replies.
+        calls: The served calls.
+        messages: For each call, its messages as ``(role, sha256, text)``.
+    """
+
+    __slots__ = ("calls", "messages", "output", "raw")
+
+    def __init__(
+        self,
+        output: dict[str, Any],
+        raw: list[str],
+        calls: list[LMCall],
+        messages: list[list[tuple[str, str, str]]],
+    ) -> None:
+        self.output = output
+        self.raw = raw
+        self.calls = calls
+        self.messages = messages
+
+
+_CACHED = "_jurist_cached_texts"
+"""The attribute (outside the model's fields) that holds a model's :class:`CachedTexts`."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def mark_cached(model: M, texts: CachedTexts) -> M:
+    """``model`` (a judgment or an :class:`ItemResult` holding ``texts``' objects), marked as
+    served with ``texts`` (see :class:`CachedTexts`)."""
+    object.__setattr__(model, _CACHED, texts)  # beside the fields: not validated, dumped or compared
+    return model
+
+
+def cached_texts(model: BaseModel) -> CachedTexts | None:
+    """The :class:`CachedTexts` ``model`` was marked with, while its ``output``, ``raw`` and
+    ``calls`` are still the objects they name; otherwise ``None``."""
+    found = model.__dict__.get(_CACHED)
+    if not isinstance(found, CachedTexts):
+        return None
+    held = (getattr(model, "output", None), getattr(model, "raw", None), getattr(model, "calls", None))
+    if held[0] is not found.output or held[1] is not found.raw or held[2] is not found.calls:
+        return None
+    return found
 
 
 RATIONALE_FIELDS = ("rationale", "reasoning", "reason", "explanation")

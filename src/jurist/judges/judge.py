@@ -48,7 +48,7 @@ from jurist.judges.verdicts import (
     verdict_prefix,
 )
 from jurist.redaction import install_log_redaction, redact, register_secret
-from jurist.schemas import LMCall, Usage
+from jurist.schemas import LMCall, Usage, mark_cached
 
 if TYPE_CHECKING:
     import dspy
@@ -435,7 +435,9 @@ class LLMJudge:
         In a batch run, an item whose verdict this judge gave before (the same key, see
         :mod:`jurist.judges.verdicts`) is served that verdict without calling the program;
         it counts one cache hit per call of the attempt that gave it, and its calls are
-        recorded with ``cache_hit`` set. An accepted verdict is kept for the next time.
+        recorded with ``cache_hit`` set; the judgment is marked with what the cache vouches for
+        about its texts (:func:`jurist.schemas.cached_texts`: redacted when written), so the run
+        store need not redact them again. An accepted verdict is kept for the next time.
 
         Each attempt's answers are held back from the response cache and written only when
         the answer parsed and passed ``postprocess``. An attempt whose answer came (even in
@@ -452,9 +454,10 @@ class LLMJudge:
         if slot is not None:
             served = slot[0].read(slot[1])
             if served is not None:
-                return Judgment.model_construct(
+                judgment = Judgment.model_construct(
                     output=served.output, raw=served.raw, usage=served.usage, attempts=1, calls=served.calls
                 )
+                return mark_cached(judgment, served.texts)
         from dspy.utils.exceptions import AdapterParseError
 
         from jurist.judges.adapters import InvalidVerdictError

@@ -24,8 +24,14 @@ promises), and only inside the runner (which hands the writes to its writer thre
 batches). A served verdict counts as the response cache's hits would: one cache hit per
 call of the accepted attempt, no provider call, no tokens, no cost; its calls are recorded
 with their messages and replies, ``cache_hit`` set. An entry that cannot be read back (not
-JSON, another layout, fields of the wrong type, a damaged file) is a miss and is deleted;
-it is never trusted.
+JSON, another layout, fields of the wrong type, a message text that does not match its
+hash, a damaged file) is a miss and is deleted; it is never trusted.
+
+An entry is redacted when it is written (:mod:`jurist.redaction`), each message text kept
+once under the SHA-256 of its redacted text. A served verdict says so: its judgment is
+marked with :class:`~jurist.schemas.CachedTexts` (:func:`~jurist.schemas.mark_cached`), and
+the run store writes its texts as they are, under the same hashes, after a search for the
+secrets configured in the writing process (one found: the row is redacted in full).
 
 A judge's *card* (:class:`JudgeCard`, table ``judges``) keeps what the key needs of the
 judge itself (its fingerprint and the key's judge part, :func:`verdict_prefix`), found
@@ -55,8 +61,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from jurist.redaction import redact_value
-from jurist.schemas import LMCall, Message, Usage
+from jurist.redaction import redact, redact_value
+from jurist.schemas import CachedTexts, LMCall, Message, Usage
 
 logger = logging.getLogger(__name__)
 
@@ -156,14 +162,23 @@ def card_key(identity: Mapping[str, Any], files: Iterable[Path] = ()) -> str:
 
 
 class Served:
-    """A verdict read back: the output, the raw replies, and the calls that gave them."""
+    """A verdict read back: the output, the raw replies, the calls that gave them, and what
+    the cache vouches for about their texts (:class:`~jurist.schemas.CachedTexts`: redacted
+    when written, each message under the SHA-256 of its text)."""
 
-    __slots__ = ("calls", "output", "raw")
+    __slots__ = ("calls", "output", "raw", "texts")
 
-    def __init__(self, output: dict[str, Any], raw: list[str], calls: list[LMCall]) -> None:
+    def __init__(
+        self,
+        output: dict[str, Any],
+        raw: list[str],
+        calls: list[LMCall],
+        messages: list[list[tuple[str, str, str]]],
+    ) -> None:
         self.output = output
         self.raw = raw
         self.calls = calls
+        self.texts = CachedTexts(output, raw, calls, messages)
 
     @property
     def usage(self) -> Usage:
@@ -179,21 +194,22 @@ def encode(
     output: dict[str, Any], calls: list[LMCall], known: Container[str] = ()
 ) -> tuple[str, dict[str, str]]:
     """The stored form of an accepted judgment (redacted): its output and its calls' replies
-    and messages, each message as its role and the SHA-256 of its text; and the texts by hash
-    (redacted), but for those whose hash is in ``known`` (stored already: the system message
-    every item shares is redacted once, not once per item)."""
+    and messages, each message as its role and the SHA-256 of its redacted text; and those
+    texts by hash, but for those whose hash is in ``known`` (stored already: the system
+    message every item shares is written once, not once per item)."""
     texts: dict[str, str] = {}
     stored = []
     for call in calls:
         messages = []
         for message in call.messages:
-            digest = _digest(message.content)
+            clean = redact(message.content)
+            digest = _digest(clean)
             if digest not in known:
-                texts[digest] = message.content
+                texts[digest] = clean
             messages.append([message.role, digest])
         stored.append({"messages": messages, "replies": call.replies})
     entry = {"layout": LAYOUT, "output": output, "calls": stored}
-    return json.dumps(redact_value(entry), ensure_ascii=False), redact_value(texts)
+    return json.dumps(redact_value(entry), ensure_ascii=False), texts
 
 
 def decode(text: Any, message: Callable[[str], str | None]) -> Served | None:
@@ -203,46 +219,38 @@ def decode(text: Any, message: Callable[[str], str | None]) -> Served | None:
         entry = json.loads(text)
     except (TypeError, ValueError):
         return None
-    if not isinstance(entry, dict) or entry.get("layout") != LAYOUT:
+    if type(entry) is not dict or entry.get("layout") != LAYOUT:
         return None
     output, stored = entry.get("output"), entry.get("calls")
-    if not isinstance(output, dict) or not isinstance(stored, list):
+    if type(output) is not dict or type(stored) is not list:
         return None
     calls: list[LMCall] = []
     raw: list[str] = []
+    texts: list[list[tuple[str, str, str]]] = []
     for call in stored:
-        if not isinstance(call, dict):
+        if type(call) is not dict:
             return None
         pairs, replies = call.get("messages"), call.get("replies")
-        if not isinstance(pairs, list) or not isinstance(replies, list):
+        if type(pairs) is not list or type(replies) is not list:
             return None
-        if not all(isinstance(reply, str) for reply in replies):
+        if not all(type(reply) is str for reply in replies):
             return None
-        messages = []
+        messages, found = [], []
         for pair in pairs:
-            if not (
-                isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
-            ):
+            if type(pair) is not list or len(pair) != 2:
                 return None
-            content = message(pair[1])
+            role, digest = pair
+            if type(role) is not str or type(digest) is not str:
+                return None
+            content = message(digest)
             if content is None:
                 return None
-            messages.append(Message.model_construct(role=pair[0], content=content))
-        calls.append(
-            LMCall.model_construct(
-                attempt=1,
-                messages=messages,
-                replies=replies,
-                cache_hit=True,
-                prompt_tokens=0,
-                completion_tokens=0,
-                cost=None,
-                latency_s=None,
-                error=None,
-            )
-        )
+            messages.append(Message(role=role, content=content))
+            found.append((role, digest, content))
+        calls.append(LMCall(messages=messages, replies=replies, cache_hit=True))
+        texts.append(found)
         raw.extend(replies)
-    return Served(output, raw, calls)
+    return Served(output, raw, calls, texts)
 
 
 class VerdictCache:

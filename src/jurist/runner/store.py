@@ -33,7 +33,14 @@ derived run), read back with no inputs (``None``). Read them with :meth:`ResultS
 
 Every row is redacted before it is written (:mod:`jurist.redaction`): an API key the
 provider echoed into an error, a raw reply, the parsed output or a message (a key pasted
-into the judged text) never reaches the file. A message is hashed after redaction.
+into the judged text) never reaches the file. A message is hashed after redaction. The
+texts of a verdict the finished-verdict cache served (its output, replies and messages)
+were redacted when the cache wrote them: a result that carries the cache's mark
+(:func:`jurist.schemas.cached_texts`: only one the runner made of a served verdict, while
+it holds the served objects) has them written as they are, messages under the cache's
+hashes, once a search for every secret configured in this process (one substring search
+per secret, its JSON-escaped forms included) finds none in them; one found, or any other
+result, goes through the full redaction. Its id and inputs are redacted as any row's.
 
 A damaged file (not a database, truncated, malformed) is never read past the damage: it
 raises :class:`jurist.errors.RunDirectoryError`, whose message names the file and says how
@@ -63,8 +70,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from jurist.errors import InputError, RunDirectoryError
-from jurist.redaction import redact, redact_secrets, redact_value, redacting_once
-from jurist.schemas import ItemDetail, ItemResult, LMCall, Message, Usage, rationale_of
+from jurist.redaction import redact, redact_secrets, redact_value, redacting_once, secret_finder
+from jurist.schemas import (
+    CachedTexts,
+    ItemDetail,
+    ItemResult,
+    LMCall,
+    Message,
+    Usage,
+    cached_texts,
+    rationale_of,
+)
 
 RESULTS_DB = "results.sqlite"
 """The file of a run directory that holds its finished items."""
@@ -127,6 +143,9 @@ _KNOWN_HASHES = 4096
 """Message hashes a writer remembers as stored (then it starts over): the shared system
 message is not offered to SQLite again for every item."""
 
+_KNOWN_USAGES = 256
+"""Distinct usages :meth:`ResultStore.total_usage` keeps parsed (then it starts over)."""
+
 _DAMAGE = re.compile(r"malformed|not a database|corrupt|disk image", re.I)
 
 T = TypeVar("T")
@@ -186,6 +205,8 @@ class _Batch:
         """Redacted message texts by the SHA-256 of their redacted text."""
         self._clean: dict[str, str] = {}
         self._digests: dict[str, str] = {}
+        self.secret_in = secret_finder()
+        """Whether a secret configured now occurs in a text or JSON text (see :func:`secret_finder`)."""
 
     def clean(self, text: str) -> str:
         """``text`` redacted."""
@@ -202,6 +223,17 @@ class _Batch:
             digest = self._digests[text] = hashlib.sha256(clean.encode("utf-8")).hexdigest()
             self.messages[digest] = clean
         return digest
+
+    def vouched(self, digest: str, text: str) -> bool:
+        """Keep ``text``, a message text the finished-verdict cache redacted when it wrote it,
+        under ``digest`` (its SHA-256, as the cache keeps it); ``False`` (nothing kept) when a
+        secret configured now occurs in it. Each text is checked once per batch."""
+        if digest in self.messages:
+            return True
+        if self.secret_in(text):
+            return False
+        self.messages[digest] = text
+        return True
 
 
 class ResultStore:
@@ -405,7 +437,16 @@ class ResultStore:
         position: int | None = None,
         inputs: Mapping[str, Any] | None = None,
     ) -> tuple[Any, ...]:
-        """One item's row as stored (redacted), its message and input texts collected in ``batch``."""
+        """One item's row as stored (redacted), its message and input texts collected in ``batch``.
+
+        A verdict served by the finished-verdict cache (:func:`~jurist.schemas.cached_texts`)
+        has its texts written as the cache redacted them, unless a secret configured now
+        occurs in one of them (then it is redacted in full, as any other result)."""
+        cached = cached_texts(result)
+        if cached is not None and result.error is None:
+            row = self._cached_row(result, cached, batch, position, inputs)
+            if row is not None:
+                return row
         output = redact_value(result.output)
         raw = [batch.clean(text) for text in result.raw]
         calls = (
@@ -430,6 +471,48 @@ class ResultStore:
             _input_refs(inputs, batch) if inputs is not None else None,
         )
 
+    def _cached_row(
+        self,
+        result: ItemResult,
+        cached: CachedTexts,
+        batch: _Batch,
+        position: int | None,
+        inputs: Mapping[str, Any] | None,
+    ) -> tuple[Any, ...] | None:
+        """The row of a served verdict, its texts as the cache redacted them (messages under the
+        cache's hashes), or ``None`` when a secret configured now occurs in one of them, or a
+        call holds an error (the caller then redacts the result in full)."""
+        output = json.dumps(result.output, ensure_ascii=False)
+        raw = json.dumps(result.raw, ensure_ascii=False)
+        if batch.secret_in(output) or batch.secret_in(raw):
+            return None
+        records = []
+        for call, messages in zip(cached.calls, cached.messages, strict=True):
+            if call.error is not None:
+                return None
+            refs = []
+            for role, digest, text in messages:
+                if not batch.vouched(digest, text):
+                    return None
+                refs.append([role, digest])
+            records.append(self._call_fields(call, refs, [cached.raw.index(reply) for reply in call.replies]))
+        return (
+            redact_secrets(result.id),
+            result.status,
+            output,
+            None,
+            result.error_type,
+            raw,
+            result.attempts,
+            result.latency_s,
+            result.usage.model_dump_json(),
+            self.judge_fingerprint,
+            json.dumps(records, ensure_ascii=False),
+            self.program,
+            position,
+            _input_refs(inputs, batch) if inputs is not None else None,
+        )
+
     @staticmethod
     def _call_record(call: LMCall, raw: list[str], batch: _Batch) -> dict[str, Any]:
         """One call as stored: messages as ``[role, sha256]`` (their redacted texts collected
@@ -443,6 +526,16 @@ class ResultStore:
                 replies.append(raw.index(text))
             except ValueError:
                 replies.append(batch.stored(reply))
+        record = ResultStore._call_fields(call, refs, replies)
+        if call.error:
+            record["error"] = batch.clean(call.error)
+        return record
+
+    @staticmethod
+    def _call_fields(
+        call: LMCall, refs: list[list[str]], replies: list[int] | list[int | str]
+    ) -> dict[str, Any]:
+        """A call as stored, its messages as ``refs`` and replies as ``replies``, but for its error."""
         record: dict[str, Any] = {"attempt": call.attempt, "messages": refs, "replies": replies}
         record["cache_hit"] = call.cache_hit
         if call.prompt_tokens or call.completion_tokens:
@@ -452,8 +545,6 @@ class ResultStore:
             record["cost"] = call.cost
         if call.latency_s is not None:
             record["latency_s"] = round(call.latency_s, 6)
-        if call.error:
-            record["error"] = batch.clean(call.error)
         return record
 
     def counts(self) -> dict[str, int]:
@@ -475,8 +566,14 @@ class ResultStore:
 
         def read() -> Usage:
             total = Usage()
+            parsed: dict[str, Usage] = {}  # most rows share a few usages (a cache hit, ...)
             for (usage,) in self._db.execute("SELECT usage FROM results"):
-                total = total.add(Usage.model_validate_json(usage))
+                found = parsed.get(usage)
+                if found is None:
+                    if len(parsed) >= _KNOWN_USAGES:
+                        parsed.clear()
+                    found = parsed[usage] = Usage.model_validate_json(usage)
+                total = total.add(found)
             return total
 
         return self._guard(read)

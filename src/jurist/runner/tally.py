@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 from jurist.judges.judge import Judge, JudgeFailure
 from jurist.redaction import redact_secrets
 from jurist.runner.budget import Budget
-from jurist.schemas import ItemResult, Usage
+from jurist.schemas import ItemResult, Usage, cached_texts, mark_cached
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def pending(
     """The items to judge with their positions in the dataset (counted from 0), skipping (and
     counting as skipped) those ``recorded`` as ok, and as failed unless ``retry_failed``."""
     for position, item in enumerate(items):
-        status = recorded.get(redact_secrets(item.id))  # as the store keeps it
+        status = recorded.get(redact_secrets(item.id)) if recorded else None  # as the store keeps it
         if status == "ok" or (status == "failed" and not retry_failed):
             tally.skip()
             continue
@@ -156,6 +156,21 @@ async def judge_one(judge: Judge, item: Item) -> ItemResult:
             usage=failure.usage,
             calls=failure.calls,
         )
+    cached = cached_texts(judgment)
+    if cached is not None:
+        # A served verdict: its parts are kept as they are (the objects the mark names), so the
+        # run store knows them as the cache's texts. They are of the types the fields take.
+        result = ItemResult.model_construct(
+            id=item.id,
+            status="ok",
+            output=judgment.output,
+            raw=judgment.raw,
+            attempts=judgment.attempts,
+            latency_s=time.perf_counter() - start,
+            usage=judgment.usage,
+            calls=judgment.calls,
+        )
+        return mark_cached(result, cached)
     return ItemResult(
         id=item.id,
         status="ok",
