@@ -140,6 +140,8 @@ def main() -> None:
     checkouts = {"A": HERE.parent, "B": args.reference.resolve()}
     if not (checkouts["B"] / "src" / "jurist").is_dir():
         raise SystemExit(f"{checkouts['B']} is not a jurist checkout (no src/jurist)")
+    for checkout in checkouts.values():
+        bench.compile_jurist(checkout / "src" / "jurist")
     rows = set(args.rows.split(","))
     root = Path(tempfile.mkdtemp(prefix="jurist-paired-"))
     reply = root / "reply.txt"
