@@ -129,10 +129,15 @@ def _script_markup(text: str) -> Markup:
     """JSON text made safe inside ``<script type="application/json">`` (see :func:`script_json`)."""
     from markupsafe import Markup
 
+    return Markup(_script_text(text))  # escaped for the script-data context
+
+
+def _script_text(text: str) -> str:
+    """:func:`_script_markup` as plain text: each character it replaces is replaced alone, so
+    the parts of a JSON text may be made safe one by one and joined."""
     for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(raw, escaped)
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return Markup(text)  # escaped above for the script-data context
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 class _NotPlain(Exception):
@@ -143,12 +148,20 @@ def _not_plain(value: Any) -> Any:
     raise _NotPlain
 
 
+_PLAIN_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, default=_not_plain)
+"""``json.dumps(value, ensure_ascii=False, allow_nan=False, default=_not_plain)``, built once."""
+
+
 def _loaded_json(value: Any) -> str:
     """``dumps(value, indent=None, ensure_ascii=False)`` of a value whose dict keys are all
     text: one call to the encoder when the value holds only what JSON text parses to and no
-    NaN or infinity (the strict JSON is then the same); otherwise :func:`dumps` itself."""
+    NaN or infinity (the strict JSON is then the same); otherwise :func:`dumps` itself.
+
+    Either way a value's text is made of its parts' texts (:func:`dumps` replaces NaN and
+    other objects leaf by leaf): a dict's text is its items' texts joined as the encoder
+    joins them, whichever of the two wrote each."""
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_not_plain)
+        return _PLAIN_JSON.encode(value)
     except (_NotPlain, ValueError):
         return dumps(value, indent=None, ensure_ascii=False)
 
@@ -335,25 +348,97 @@ def _row_html(row: Mapping[str, Any], columns: Sequence[_Column]) -> Markup:
     Built here rather than by a loop in the template: the rows are most of the page, and
     Jinja's attribute lookups per cell made them several times slower.
     """
-    from markupsafe import Markup, escape
+    from markupsafe import Markup
 
-    status = escape(row["status"])
-    disagrees = " disagrees" if row["agrees"] == "false" else ""
-    parts = [
-        f'<tr class="item status-{status}{disagrees}" tabindex="0" aria-expanded="false" '
-        f'data-id="{escape(row["id"])}" data-status="{status}" data-agrees="{escape(row["agrees"] or "na")}">'
-    ]
-    for column, cell in zip(columns, row["cells"], strict=True):
-        parts.append(
-            '<td class="num"' if column.numeric else '<td class="text"' if column.key == _TEXT_KEY else "<td"
-        )
-        if cell["sort"]:
-            parts.append(f' data-sort="{escape(cell["sort"])}"')
-        if cell["full"]:
-            parts.append(f' title="{escape(cell["full"])}"')
-        parts.append(f">{escape(cell['text'])}</td>")
-    parts.append("</tr>")
-    return Markup("".join(parts))  # every value escaped above
+    cells = "".join(_cell_html(cell, column) for column, cell in zip(columns, row["cells"], strict=True))
+    return Markup(f"{_row_opening(row['id'], row['status'], row['agrees'])}{cells}</tr>")  # escaped
+
+
+def _row_opening(item_id: str, status: str, agrees: str) -> str:
+    """A row's ``<tr ...>`` tag, its values escaped."""
+    from markupsafe import escape
+
+    status_text = escape(status)
+    disagrees = " disagrees" if agrees == "false" else ""
+    return (
+        f'<tr class="item status-{status_text}{disagrees}" tabindex="0" aria-expanded="false" '
+        f'data-id="{escape(item_id)}" data-status="{status_text}" data-agrees="{escape(agrees or "na")}">'
+    )
+
+
+def _cell_html(cell: Mapping[str, str], column: _Column) -> str:
+    """One ``<td>`` of the item table (a :func:`_cell`), its values escaped."""
+    from markupsafe import escape
+
+    start = '<td class="num"' if column.numeric else '<td class="text"' if column.key == _TEXT_KEY else "<td"
+    sort = f' data-sort="{escape(cell["sort"])}"' if cell["sort"] else ""
+    title = f' title="{escape(cell["full"])}"' if cell["full"] else ""
+    return f"{start}{sort}{title}>{escape(cell['text'])}</td>"
+
+
+_UNCACHED_COLUMNS = frozenset({"id", _TEXT_KEY})
+"""Columns whose every value differs (the id, the judged text): their cells are not kept."""
+
+
+def _cell_key(value: Any) -> tuple[Any, ...] | None:
+    """A key that equal cells share: values of the same plain type that compare equal make the
+    same cell (a float's sign is part of its key, as ``-0.0`` sorts apart from ``0.0``, and
+    every NaN is one key); ``None`` for any other value (not kept)."""
+    kind = type(value)
+    if kind is float:
+        return (kind, value, math.copysign(1.0, value)) if value == value else (kind, None)
+    if kind is str or kind is int or kind is bool or value is None:
+        return (kind, value)
+    return None
+
+
+class _Rows:
+    """The item table's rows as :func:`_row_html` writes them, each cell written once per
+    distinct value of its column (most columns hold a few values: a verdict, a status, a
+    count) and reused after. ``parts`` joined are the rows; ``fresh`` holds each distinct part
+    once (each from a ``<`` to a ``>``): redaction finds nothing in the rows when it finds
+    nothing in those (see :func:`_redacted_page`)."""
+
+    __slots__ = ("_caches", "_columns", "count", "fresh", "parts")
+
+    def __init__(self, columns: Sequence[_Column]) -> None:
+        self._columns = list(columns)
+        self._caches: list[dict[tuple[Any, ...], str] | None] = [
+            None if column.key in _UNCACHED_COLUMNS else {} for column in columns
+        ]
+        self.parts: list[str] = []
+        self.fresh: list[str] = []
+        self.count = 0
+
+    def add(self, item_id: str, status: str, agrees: str, values: Iterable[Any]) -> None:
+        """One row: its id, status and agreement, and its values in the columns' order."""
+        opening = _row_opening(item_id, status, agrees)
+        parts, fresh = self.parts, self.fresh
+        parts.append(opening)
+        fresh.append(opening)
+        for column, cache, value in zip(self._columns, self._caches, values, strict=True):
+            if cache is not None and (key := _cell_key(value)) is not None:
+                html = cache.get(key)
+                if html is None:
+                    html = cache[key] = _cell_html(_cell(value, column.numeric), column)
+                    fresh.append(html)
+            else:
+                html = _cell_html(_cell(value, column.numeric), column)
+                fresh.append(html)
+            parts.append(html)
+        parts.append("</tr>\n")
+        self.count += 1
+
+
+def _records(shown: pd.DataFrame, columns: Sequence[_Column], review: Review) -> list[dict[str, Any]]:
+    """The shown items as ``to_dict(orient="records")`` gives them, with only the columns the
+    rows show (and ``status``, and the review's agreement): the values of a column are the
+    same whichever other columns are converted with it."""
+    wanted = dict.fromkeys(column.key for column in columns if column.key != _TEXT_KEY)
+    wanted.update(dict.fromkeys(key for key in ("status", review.agrees) if key))
+    if shown.columns.is_unique:
+        shown = shown[[key for key in wanted if key in shown.columns]]
+    return shown.to_dict(orient="records")
 
 
 def _agrees(value: Any) -> str:
@@ -369,17 +454,23 @@ def _agrees(value: Any) -> str:
 
 @dataclass
 class _Details:
-    """What :func:`_details` read: per item its judged inputs and calls (texts by hash), the
-    texts by hash (each once), a note when the store cannot be read, and what the page's
-    redaction needs (:func:`_redacted_page`): the texts it composes that the store did not
-    redact when it wrote them, and whether an output names a setting (see
+    """What :func:`_details` read: per item its judged inputs and calls (texts by hash) as the
+    page's data holds them (JSON text made safe for the page's script element, see
+    :func:`_page_data`), per item its inputs (``[name, hash]`` pairs), the texts by hash (each
+    once), a note when the store cannot be read, and what the page's redaction needs
+    (:func:`_redacted_page`): the texts it composes that the store did not redact when it
+    wrote them (each once), and whether an output names a setting (see
     :func:`jurist.redaction.names_setting`)."""
 
-    items: dict[str, Any] = field(default_factory=dict)
+    items: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, list[list[str]]] = field(default_factory=dict)
     messages: dict[str, str] = field(default_factory=dict)
     note: str | None = None
-    composed: list[str] = field(default_factory=list)
+    composed: dict[str, None] = field(default_factory=dict)
     names_setting: bool = False
+    rows_fresh: str | None = None
+    """The distinct parts of the item rows (each from a ``<`` to a ``>``), once each: what
+    redaction would find in the rows it finds in these (see :class:`_Rows`)."""
 
 
 def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None = None) -> _Details:
@@ -395,21 +486,21 @@ def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None =
     if not db.is_file():
         found.note = f"no {RESULTS_DB} in the run directory: prompts and replies are not shown"
         return found
-    details, messages, composed = found.items, found.messages, found.composed
-    ref = _TextRefs(messages)
+    details: dict[str, dict[str, Any]] = {}
+    composed = found.composed
+    ref = _TextRefs(found.messages)
     plain_keys: set[str] = set()
     try:
         with ResultStore(db) as store:
             for record in store.item_records(ids):
-                calls = None
-                if record.calls is not None:
-                    calls = []
-                    for call in record.calls:
+                calls = record.calls
+                if calls is not None:
+                    for call in calls:  # the record's own dicts: their messages become refs
                         refs = []
                         for role, text in call["messages"]:
-                            composed.append(role)
+                            composed[role] = None
                             refs.append([role, ref(text)])
-                        calls.append({**call, "messages": refs})
+                        call["messages"] = refs
                 details[record.id] = {
                     "inputs": record.inputs,
                     "status": record.status,
@@ -421,7 +512,8 @@ def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None =
                     "attempts": record.attempts,
                     "calls": calls,
                 }
-                composed += (record.id, record.status, record.rationale or "", record.error_type or "")
+                composed[record.id] = composed[record.status] = None
+                composed[record.rationale or ""] = composed[record.error_type or ""] = None
                 if record.output and not found.names_setting:
                     found.names_setting = _names_setting(record.output, plain_keys)
     except (RunDirectoryError, OSError, sqlite3.Error) as exc:
@@ -439,31 +531,44 @@ def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None =
             refs = []
             for name, value in detail["inputs"].items():
                 text = input_text(value)
-                composed.append(name)
+                composed[name] = None
                 if item_id in looked_up:
-                    composed.append(text)  # read from the data, not from the store
+                    composed[text] = None  # read from the data, not from the store
                 refs.append([name, ref(text)])
-            detail["inputs"] = refs
+            detail["inputs"] = found.inputs[item_id] = refs
+        # Written now, each item's values are freed now: none is left for the collector.
+        found.items[item_id] = _script_text(_loaded_json(detail))
     return found
+
+
+def _page_data(read: _Details, model: str | None) -> str:
+    """The page's data, ``{"details": ..., "messages": ..., "model": ...}``, as
+    ``_script_markup(_loaded_json(...))`` writes it, from the texts of its parts."""
+    details = ", ".join(f"{_script_text(_loaded_json(item_id))}: {text}" for item_id, text in read.items.items())
+    messages = _script_text(_loaded_json(read.messages))
+    return f'{{"details": {{{details}}}, "messages": {messages}, "model": {_script_text(_loaded_json(model))}}}'
 
 
 def _names_setting(value: Any, plain: set[str]) -> bool:
     """Whether a key of ``value`` (dicts and lists, at any depth) names a setting; ``plain``
     holds the keys found not to (every output of a run has the same few)."""
-    kind = type(value)
-    if kind is dict:
-        for key, item in value.items():
-            if key not in plain:
-                from jurist.redaction import names_setting
-
-                if names_setting(str(key)):
-                    return True
-                plain.add(key)
-            if type(item) in _NESTED and _names_setting(item, plain):
-                return True
+    if type(value) not in _NESTED:
         return False
-    if kind in _NESTED:
-        return any(type(item) in _NESTED and _names_setting(item, plain) for item in value)
+    waiting = [value]
+    while waiting:
+        found = waiting.pop()
+        if type(found) is dict:
+            for key, item in found.items():
+                if key not in plain:
+                    from jurist.redaction import names_setting
+
+                    if names_setting(str(key)):
+                        return True
+                    plain.add(key)
+                if type(item) in _NESTED:
+                    waiting.append(item)
+        else:
+            waiting += [item for item in found if type(item) in _NESTED]
     return False
 
 
@@ -631,28 +736,27 @@ def render_run_html(
     ids = [str(value) for value in shown["id"]]
     with _collector_paused():  # tens of thousands of small dicts and lists, none in a cycle
         read = _details(run_dir, ids, inputs)
-        details, messages = read.items, read.messages
-        if any(detail.get("inputs") for detail in details.values()):
+        messages = read.messages
+        if any(read.inputs.values()):
             columns.insert(1, _Column(_TEXT_KEY, "judged text", False))
-        rows: list[dict[str, Any]] = []
-        for record, item_id in zip(shown.to_dict(orient="records"), ids, strict=True):
-            refs = (details.get(item_id) or {}).get("inputs") or []
+        rows = _Rows(columns)
+        statuses: set[str] = set()
+        for record, item_id in zip(_records(shown, columns, review), ids, strict=True):
+            refs = read.inputs.get(item_id) or []
             record[_TEXT_KEY] = snippet({name: messages[digest] for name, digest in refs})
-            row = {
-                "id": item_id,
-                "status": str(record.get("status") or ""),
-                "agrees": _agrees(record.get(review.agrees)) if review.agrees else "",
-                "cells": [_cell(record.get(column.key), column.numeric) for column in columns],
-            }
-            rows.append(row)
-        rows_html = "".join(f"{_row_html(row, columns)}\n" for row in rows)
+            status = str(record.get("status") or "")
+            statuses.add(status)
+            agrees = _agrees(record.get(review.agrees)) if review.agrees else ""
+            rows.add(item_id, status, agrees, [record.get(column.key) for column in columns])
+        rows_html = "".join(rows.parts)
+        read.rows_fresh = "".join(rows.fresh)
     report_md = None
     if (run_dir / _REPORT_MD).is_file():
         report_md = (run_dir / _REPORT_MD).read_text(encoding="utf-8", errors="replace")
     task = str(manifest.get("task") or (summary.get("task") if isinstance(summary, Mapping) else "") or "")
     # Every dict key in the data is text (item ids, field names, hashes): see _loaded_json.
-    data = _loaded_json({"details": details, "messages": messages, "model": _model(manifest)})
-    read.composed.append(_model(manifest) or "")
+    data = _page_data(read, _model(manifest))
+    read.composed[_model(manifest) or ""] = None
     context = {
         "title": f"{task or 'run'} · {run_dir.name}",
         "task": task,
@@ -660,11 +764,11 @@ def render_run_html(
         "summary": summary_rows(summary),
         "figures": figure_blocks(figures, figure_cache=figure_cache),
         "columns": columns,
-        "rows": rows,
+        "shown": rows.count,
         "total": len(table),
         "has_items": items is not None,
         "agreement": bool(review.agrees and review.agrees in table.columns),
-        "statuses": sorted({row["status"] for row in rows if row["status"]}),
+        "statuses": sorted(status for status in statuses if status),
         "store_note": read.note,
         "notes": notes,
         "report_md": report_md,
@@ -675,7 +779,7 @@ def render_run_html(
     def page(rows_html: str, data: str) -> str:
         return render_template("run.html", rows_html=Markup(rows_html), data=Markup(data), **context)
 
-    return _redacted_page(page, rows_html, str(_script_markup(data)), read)
+    return _redacted_page(page, rows_html, data, read)
 
 
 _ROWS_MARK = "<\x00jurist-rows\x00>"
@@ -689,14 +793,16 @@ def _redacted_page(page: Callable[[str, str], str], rows_html: str, data: str, r
     :func:`jurist.redaction.redact` of the whole page gives it, scanning less of it.
 
     What redaction finds by shape or place never spans a ``<`` or ``>``, so the page redacts
-    part by part: the frame (the page with marks where the rows and the data go) and the rows
-    are scanned as they are. The data (most of the page) is texts the run store redacted when
-    it wrote them (messages, inputs, replies, outputs, errors), which are not scanned again,
-    joined with texts this page composes (ids, statuses, rationales, roles, names, and any
-    input read from the data): those are scanned in the form the page writes them. A page in
-    which a configured secret of this process occurs, a composed text would be redacted, or
-    an output key names a setting (whose value the joined JSON shows beside it) is redacted
-    whole, as before."""
+    part by part: the frame (the page with marks where the rows and the data go) is scanned as
+    it is, and the rows by their distinct parts (``read.rows_fresh``: a cell that many rows
+    share is scanned once; the rows are redacted as they are when anything is found). The
+    data (most of the page) is texts the run store redacted when it wrote them (messages,
+    inputs, replies, outputs, errors), which are not scanned again, joined with texts this
+    page composes (ids, statuses, rationales, roles, names, and any input read from the
+    data): those are scanned, each once, in the form the page writes them. A page in which a
+    configured secret of this process occurs, a composed text would be redacted, or an output
+    key names a setting (whose value the joined JSON shows beside it) is redacted whole, as
+    before."""
     from jurist.redaction import finds, redact, secret_in
 
     frame = page(_ROWS_MARK, _DATA_MARK)
@@ -705,11 +811,15 @@ def _redacted_page(page: Callable[[str, str], str], rows_html: str, data: str, r
     if frame.count(_ROWS_MARK) != 1 or frame.count(_DATA_MARK) != 1 or _DATA_MARK not in rest:
         return redact(page(rows_html, data))  # a mark in a figure's SVG: never, but not trusted
     whole = "".join((head, rows_html, middle, data, tail))
-    if read.names_setting or secret_in(whole) or finds(str(_script_markup(_loaded_json(read.composed)))):
+    if read.names_setting or secret_in(whole) or finds(_script_text(_loaded_json(list(read.composed)))):
         return redact(whole)
-    head, _, rest = redact(frame).partition(_ROWS_MARK)
+    clean_frame = redact(frame)
+    clean_rows = read.rows_fresh is not None and not finds(read.rows_fresh)
+    if clean_rows and clean_frame == frame:
+        return whole  # nothing to redact
+    head, _, rest = clean_frame.partition(_ROWS_MARK)
     middle, _, tail = rest.partition(_DATA_MARK)
-    return "".join((head, redact(rows_html), middle, data, tail))
+    return "".join((head, rows_html if clean_rows else redact(rows_html), middle, data, tail))
 
 
 @contextlib.contextmanager

@@ -16,16 +16,23 @@ from typing import Any
 __all__ = ["input_text", "snippet"]
 
 
+_FLAT = json.JSONEncoder(ensure_ascii=False, default=str)
+"""``json.dumps(value, ensure_ascii=False, default=str)``, built once (not once per value)."""
+
+
 def input_text(value: Any) -> str:
     """An input as text: a string as it is, any other value as its JSON (indented when nested)."""
     if isinstance(value, str):
         return value
-    nested = isinstance(value, list | dict) and any(isinstance(v, list | dict) for v in _children(value))
+    nested = isinstance(value, list | dict) and any(
+        isinstance(v, list | dict) for v in (value.values() if isinstance(value, dict) else value)
+    )
     if nested:
         text = _indented(value, 0)  # what json.dumps(..., indent=1) writes, without its encoder per call
         if text is not None:
             return text
-    return json.dumps(value, ensure_ascii=False, default=str, indent=1 if nested else None)
+        return json.dumps(value, ensure_ascii=False, default=str, indent=1)
+    return _FLAT.encode(value)
 
 
 def _indented(value: Any, level: int) -> str | None:
@@ -67,10 +74,6 @@ def _indented(value: Any, level: int) -> str | None:
     inner = "\n" + " " * (level + 1)
     opening, closing = ("[", "]") if kind is list else ("{", "}")
     return opening + inner + ("," + inner).join(parts) + "\n" + " " * level + closing  # type: ignore[arg-type]
-
-
-def _children(value: Any) -> list[Any]:
-    return list(value.values()) if isinstance(value, dict) else list(value)
 
 
 def snippet(inputs: Mapping[str, Any] | None, width: int = 160) -> str:

@@ -139,6 +139,16 @@ CREATE TABLE IF NOT EXISTS messages (
 _CHUNK = 500
 """Ids (or hashes) read in one query (SQLite allows 999 parameters in older builds)."""
 
+_LOOKUP_ROWS = 3
+"""About how many rows of ``messages`` one scan reads in the time one lookup by hash takes:
+texts wanted for at least a third of the table are read by scanning it."""
+
+_DETAIL_COLUMNS = "id, status, output, error, error_type, raw, attempts, latency_s, usage, judge_fingerprint, program"
+"""The columns of a row :func:`_detail` reads (before its calls and inputs)."""
+
+_RECORD_COLUMNS = "id, status, output, error, error_type, raw, attempts"
+"""The columns of a row :func:`_record` reads (before its calls and inputs)."""
+
 _KNOWN_HASHES = 4096
 """Message hashes a writer remembers as stored (then it starts over): the shared system
 message is not offered to SQLite again for every item."""
@@ -622,63 +632,75 @@ class ResultStore:
 
     def item_details(self, item_ids: Iterable[str]) -> Iterator[ItemDetail]:
         """:meth:`item_detail` of each of these items that is recorded, in the order given (each
-        id once), read in chunks: a few queries per chunk of items, not per item.
+        id once), read with a few queries for all of them, not a few per item.
 
         Raises:
             RunDirectoryError: The file is damaged.
         """
-        for row, calls, texts, inputs in self._detail_rows(item_ids):
+        for row, calls, texts, inputs in self._detail_rows(item_ids, _DETAIL_COLUMNS):
             yield _detail(row, calls, texts, inputs)
 
     def item_records(self, item_ids: Iterable[str]) -> Iterator[ItemRecord]:
         """What a page shows of each of these items that is recorded (:class:`ItemRecord`), in
-        the order given (each id once), read in chunks as :meth:`item_details` reads them.
+        the order given (each id once), read as :meth:`item_details` reads them, without the
+        columns a page does not show.
 
         A row whose fields have the types the writer gives them is taken as it is, with no
-        model built per item and call; any other row is read as :meth:`item_details` reads it
-        (and raises as it raises).
+        model built per item and call; any other row is read again in full as
+        :meth:`item_details` reads it (and raises as it raises).
 
         Raises:
             RunDirectoryError: The file is damaged.
         """
-        for row, calls, texts, inputs in self._detail_rows(item_ids):
+        for row, calls, texts, inputs in self._detail_rows(item_ids, _RECORD_COLUMNS):
             record = _record(row, calls, texts, inputs)
-            yield record if record is not None else _record_of(_detail(row, calls, texts, inputs))
+            if record is None:
+                (full,) = self._detail_rows([row[0]], _DETAIL_COLUMNS)
+                record = _record_of(_detail(*full))
+            yield record
 
     def _detail_rows(
-        self, item_ids: Iterable[str]
+        self, item_ids: Iterable[str], columns: str
     ) -> Iterator[tuple[tuple[Any, ...], list[dict[str, Any]] | None, dict[str, str], dict[str, Any] | None]]:
-        """Each recorded row of these items (in the order given, each id once) with its stored
-        calls, the texts they and its inputs refer to, and its inputs (``None``: not recorded).
-        One query per chunk of ids reads the rows and their inputs, one more the texts."""
+        """Each recorded row of these items (in the order given, each id once; its ``columns``,
+        then its calls and inputs) with its stored calls, the texts they and its inputs refer
+        to, and its inputs (``None``: not recorded). The rows are read first (one scan of the
+        table when they are all of its rows, else by id in chunks), then every text they refer
+        to at once (see :meth:`_message_texts`)."""
         wanted = list(dict.fromkeys(item_ids))
-        columns = (
-            "id, status, output, error, error_type, raw, attempts, latency_s, usage, "
-            "judge_fingerprint, calls, program" + (", inputs" if self._has_inputs else "")
-        )
+        if not wanted:
+            return
+        found = self._guard(functools.partial(self._rows_of, wanted, columns))
+        calls: dict[str, list[dict[str, Any]]] = {}
+        refs: dict[str, dict[str, Any]] = {}
+        for item_id, row in found.items():
+            if row[-2] is not None:
+                calls[item_id] = _parsed(row[-2])
+            if row[-1] is not None:
+                refs[item_id] = _parsed(row[-1])
+        hashes = _call_hashes(record for found_calls in calls.values() for record in found_calls)
+        hashes.update(digest for ref in refs.values() for _, digest in ref.values())
+        texts = self._message_texts(hashes)
+        for item_id in wanted:
+            row = found.get(item_id)
+            if row is not None:
+                ref = refs.get(item_id)
+                inputs = _resolve_inputs(ref, texts) if ref is not None else None
+                yield row, calls.get(item_id), texts, inputs
+
+    def _rows_of(self, wanted: list[str], columns: str) -> dict[str, tuple[Any, ...]]:
+        """The rows of the ``wanted`` ids by id, each its ``columns``, then ``calls`` and
+        ``inputs`` (``NULL`` in a file without the column)."""
+        selected = f"{columns}, calls, " + ("inputs" if self._has_inputs else "NULL")
+        if len(wanted) >= self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0]:
+            every = set(wanted)  # every row: one scan, no lookup per id
+            return {row[0]: row for row in self._db.execute(f"SELECT {selected} FROM results") if row[0] in every}
+        found: dict[str, tuple[Any, ...]] = {}
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
-            query = f"SELECT {columns} FROM results WHERE id IN ({', '.join('?' * len(chunk))})"
-            rows = self._guard(functools.partial(self._fetch_all, query, chunk))
-            found = {row[0]: row for row in rows}
-            calls = {item_id: json.loads(row[10]) for item_id, row in found.items() if row[10] is not None}
-            refs = {
-                item_id: json.loads(row[12])
-                for item_id, row in found.items()
-                if len(row) > 12 and row[12] is not None
-            }
-            hashes = _call_hashes(record for found_calls in calls.values() for record in found_calls)
-            hashes.update(digest for ref in refs.values() for _, digest in ref.values())
-            texts = self._message_texts(hashes)
-            for item_id in chunk:
-                row = found.get(item_id)
-                if row is not None:
-                    ref = refs.get(item_id)
-                    inputs = _resolve_inputs(ref, texts) if ref is not None else None
-                    yield row, calls.get(item_id), texts, inputs
-
-    def _fetch_all(self, query: str, parameters: list[str]) -> list[Any]:
-        return self._db.execute(query, parameters).fetchall()
+            query = f"SELECT {selected} FROM results WHERE id IN ({', '.join('?' * len(chunk))})"
+            found.update((row[0], row) for row in self._db.execute(query, chunk))
+        return found
 
     def item_inputs(self, item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The recorded judged inputs of these items (field -> value, in the judge's order).
@@ -742,11 +764,17 @@ class ResultStore:
         }
 
     def _message_texts(self, hashes: set[str]) -> dict[str, str]:
+        """The stored texts of these hashes, by hash: one scan of the table when they are a
+        large share of it (see :data:`_LOOKUP_ROWS`), else looked up in chunks."""
         if not hashes:
             return {}
-        wanted = sorted(hashes)
 
         def read() -> dict[str, str]:
+            total = self._db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+            if len(hashes) * _LOOKUP_ROWS >= total:
+                rows = self._db.execute("SELECT sha256, content FROM messages")
+                return {digest: content for digest, content in rows if digest in hashes}
+            wanted = sorted(hashes)
             found: dict[str, str] = {}
             for start in range(0, len(wanted), _CHUNK):
                 chunk = wanted[start : start + _CHUNK]
@@ -756,6 +784,21 @@ class ResultStore:
             return found
 
         return self._guard(read)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _parsed(text: str) -> Any:
+    """``json.loads(text)``, without its checks around the value for a text that is one JSON
+    value and nothing else (as the writer writes each column): read many times per item."""
+    if type(text) is not str:
+        return json.loads(text)
+    try:
+        value, end = _DECODER.raw_decode(text)
+    except ValueError:
+        return json.loads(text)  # raises as it raises
+    return value if end == len(text) else json.loads(text)
 
 
 _INPUT_MISSING = "[input not found in the run store]"
@@ -772,7 +815,7 @@ def _resolve_inputs(ref: Mapping[str, Any], texts: Mapping[str, str]) -> dict[st
             values[name] = _INPUT_MISSING
         elif kind == "json":
             try:
-                values[name] = json.loads(text)
+                values[name] = _parsed(text)
             except ValueError:
                 values[name] = text
         else:
@@ -786,9 +829,9 @@ def _detail(
     texts: Mapping[str, str],
     inputs: dict[str, Any] | None,
 ) -> ItemDetail:
-    """A row of ``results`` (as :meth:`ResultStore._detail_rows` reads it) as an :class:`ItemDetail`."""
-    (item_id, status, output, error, error_type, raw, attempts, latency, usage, fingerprint) = row[:10]
-    program = row[11]
+    """A row of ``results`` (its :data:`_DETAIL_COLUMNS`, as :meth:`ResultStore._detail_rows`
+    reads them) as an :class:`ItemDetail`."""
+    (item_id, status, output, error, error_type, raw, attempts, latency, usage, fingerprint, program) = row[:11]
     parsed = json.loads(output) if output is not None else None
     raw_texts: list[str] = json.loads(raw)
     return ItemDetail(
@@ -867,16 +910,16 @@ def _record(
     texts: Mapping[str, str],
     inputs: dict[str, Any] | None,
 ) -> ItemRecord | None:
-    """A row as the :class:`ItemRecord` that ``_record_of(_detail(...))`` gives, built without
-    models; ``None`` when a field has a type the writer does not give it (that row is then read
-    through :func:`_detail`, which validates or raises)."""
+    """A row (its :data:`_RECORD_COLUMNS`) as the :class:`ItemRecord` that ``_record_of(_detail(...))``
+    gives, built without models; ``None`` when a field has a type the writer does not give it
+    (that row is then read through :func:`_detail`, which validates or raises)."""
     item_id, status, output, error, error_type, raw, attempts = row[:7]
     if status not in ("ok", "failed") or type(attempts) is not int:
         return None
     if not (_text_or_none(error) and _text_or_none(error_type)):
         return None
-    parsed = json.loads(output) if output is not None else None
-    raw_texts = json.loads(raw)
+    parsed = _parsed(output) if output is not None else None
+    raw_texts = _parsed(raw)
     if not (parsed is None or type(parsed) is dict) or type(raw_texts) is not list:
         return None
     if not all(type(text) is str for text in raw_texts):
