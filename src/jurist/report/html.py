@@ -38,6 +38,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from json.encoder import encode_basestring
+
 from jurist.atomic import atomic_path, atomic_write_text
 from jurist.redaction import redact_value
 from jurist.report.figures import Figure, figures_from_json, figures_to_json
@@ -541,10 +543,15 @@ def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None =
     return found
 
 
+def _json_key(key: str) -> str:
+    """A dict key of the page's data as :func:`_loaded_json` writes it."""
+    return encode_basestring(key) if type(key) is str else _loaded_json(key)
+
+
 def _page_data(read: _Details, model: str | None) -> str:
     """The page's data, ``{"details": ..., "messages": ..., "model": ...}``, as
     ``_script_markup(_loaded_json(...))`` writes it, from the texts of its parts."""
-    details = ", ".join(f"{_script_text(_loaded_json(item_id))}: {text}" for item_id, text in read.items.items())
+    details = ", ".join(f"{_script_text(_json_key(item_id))}: {text}" for item_id, text in read.items.items())
     messages = _script_text(_loaded_json(read.messages))
     return f'{{"details": {{{details}}}, "messages": {messages}, "model": {_script_text(_loaded_json(model))}}}'
 

@@ -40,6 +40,36 @@ def _indented(value: Any, level: int) -> str | None:
     ``level``, for a value made only of what JSON text parses to (dicts with text keys, lists,
     text, numbers, booleans, ``None``); ``None`` for any other value."""
     kind = type(value)
+    if kind is list:
+        if not value:
+            return "[]"
+        parts = []
+        for item in value:
+            text = encode_basestring(item) if type(item) is str else _indented(item, level + 1)
+            if text is None:
+                return None
+            parts.append(text)
+    elif kind is dict:
+        if not value:
+            return "{}"
+        parts = []
+        for key, item in value.items():
+            if type(key) is not str:
+                return None
+            text = encode_basestring(item) if type(item) is str else _indented(item, level + 1)
+            if text is None:
+                return None
+            parts.append(f"{encode_basestring(key)}: {text}")
+    else:
+        return _scalar(value)
+    inner = "\n" + " " * (level + 1)
+    opening, closing = ("[", "]") if kind is list else ("{", "}")
+    return opening + inner + ("," + inner).join(parts) + "\n" + " " * level + closing
+
+
+def _scalar(value: Any) -> str | None:
+    """A value that is not a list or dict as :func:`_indented` writes it."""
+    kind = type(value)
     if kind is str:
         return encode_basestring(value)
     if value is None:
@@ -54,26 +84,7 @@ def _indented(value: Any, level: int) -> str | None:
         if math.isfinite(value):
             return float.__repr__(value)
         return "NaN" if value != value else "Infinity" if value > 0 else "-Infinity"
-    if kind is list:
-        if not value:
-            return "[]"
-        parts = [_indented(item, level + 1) for item in value]
-    elif kind is dict:
-        if not value:
-            return "{}"
-        parts = []
-        for key, item in value.items():
-            if type(key) is not str:
-                return None
-            text = _indented(item, level + 1)
-            parts.append(None if text is None else f"{encode_basestring(key)}: {text}")
-    else:
-        return None
-    if any(part is None for part in parts):
-        return None
-    inner = "\n" + " " * (level + 1)
-    opening, closing = ("[", "]") if kind is list else ("{", "}")
-    return opening + inner + ("," + inner).join(parts) + "\n" + " " * level + closing  # type: ignore[arg-type]
+    return None
 
 
 def snippet(inputs: Mapping[str, Any] | None, width: int = 160) -> str:
