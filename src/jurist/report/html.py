@@ -35,6 +35,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -323,6 +324,9 @@ def _columns(items: pd.DataFrame, review: Review) -> list[_Column]:
 def _cell(value: Any, numeric: bool) -> dict[str, str]:
     """One table cell: the text shown (cut to a length), the full text when cut, and for a
     number its sort key."""
+    if type(value) is str:  # most cells of text: what the steps below make of it, sooner
+        shown = value if len(value) <= _CELL_LIMIT else value[: _CELL_LIMIT - 1] + "…"
+        return {"text": shown, "sort": "", "full": value if shown != value else ""}
     import numpy as np
 
     if isinstance(value, np.ndarray):
@@ -432,15 +436,30 @@ class _Rows:
         self.count += 1
 
 
-def _records(shown: pd.DataFrame, columns: Sequence[_Column], review: Review) -> list[dict[str, Any]]:
-    """The shown items as ``to_dict(orient="records")`` gives them, with only the columns the
-    rows show (and ``status``, and the review's agreement): the values of a column are the
-    same whichever other columns are converted with it."""
-    wanted = dict.fromkeys(column.key for column in columns if column.key != _TEXT_KEY)
-    wanted.update(dict.fromkeys(key for key in ("status", review.agrees) if key))
-    if shown.columns.is_unique:
-        shown = shown[[key for key in wanted if key in shown.columns]]
-    return shown.to_dict(orient="records")
+def _column_values(shown: pd.DataFrame, keys: Iterable[str]) -> dict[str, list[Any]]:
+    """Each of these columns of the shown items (those the table has) as a list of the values
+    ``shown.to_dict(orient="records")`` gives its rows. A column of numbers or booleans is
+    read as a whole (``tolist``: the same Python numbers); the other columns as records of
+    themselves only (a column's values are the same whichever other columns are converted
+    with it)."""
+    wanted = [key for key in dict.fromkeys(keys) if key in shown.columns]
+    if not shown.columns.is_unique:
+        records = shown.to_dict(orient="records")
+        return {key: [record.get(key) for record in records] for key in wanted}
+    import numpy as np
+
+    values: dict[str, list[Any]] = {}
+    rest = []
+    for key in wanted:
+        dtype = shown[key].dtype
+        if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+            values[key] = shown[key].tolist()
+        else:
+            rest.append(key)
+    if rest:
+        records = shown[rest].to_dict(orient="records")
+        values.update((key, [record[key] for record in records]) for key in rest)
+    return values
 
 
 def _agrees(value: Any) -> str:
@@ -559,23 +578,22 @@ def _page_data(read: _Details, model: str | None) -> str:
 def _names_setting(value: Any, plain: set[str]) -> bool:
     """Whether a key of ``value`` (dicts and lists, at any depth) names a setting; ``plain``
     holds the keys found not to (every output of a run has the same few)."""
-    if type(value) not in _NESTED:
-        return False
-    waiting = [value]
-    while waiting:
-        found = waiting.pop()
-        if type(found) is dict:
-            for key, item in found.items():
-                if key not in plain:
-                    from jurist.redaction import names_setting
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if key not in plain:
+                from jurist.redaction import names_setting
 
-                    if names_setting(str(key)):
-                        return True
-                    plain.add(key)
-                if type(item) in _NESTED:
-                    waiting.append(item)
-        else:
-            waiting += [item for item in found if type(item) in _NESTED]
+                if names_setting(str(key)):
+                    return True
+                plain.add(key)
+            if item and type(item) in _NESTED and _names_setting(item, plain):
+                return True
+        return False
+    if kind in _NESTED:
+        for item in value:  # a loop, not any(): most lists are short
+            if item and type(item) in _NESTED and _names_setting(item, plain):
+                return True
     return False
 
 
@@ -746,15 +764,21 @@ def render_run_html(
         messages = read.messages
         if any(read.inputs.values()):
             columns.insert(1, _Column(_TEXT_KEY, "judged text", False))
+        keys = [column.key for column in columns if column.key != _TEXT_KEY]
+        values = _column_values(shown, [*keys, "status", *([review.agrees] if review.agrees else [])])
+        values[_TEXT_KEY] = [
+            snippet({name: messages[digest] for name, digest in read.inputs.get(item_id) or []}) for item_id in ids
+        ]
+        unknown = [None] * len(ids)
         rows = _Rows(columns)
         statuses: set[str] = set()
-        for record, item_id in zip(_records(shown, columns, review), ids, strict=True):
-            refs = read.inputs.get(item_id) or []
-            record[_TEXT_KEY] = snippet({name: messages[digest] for name, digest in refs})
-            status = str(record.get("status") or "")
+        cells = zip(*(values.get(column.key, unknown) for column in columns)) if columns else repeat(())
+        for item_id, status_value, agreement, row_values in zip(
+            ids, values.get("status", unknown), values.get(review.agrees or "", unknown), cells
+        ):
+            status = str(status_value or "")
             statuses.add(status)
-            agrees = _agrees(record.get(review.agrees)) if review.agrees else ""
-            rows.add(item_id, status, agrees, [record.get(column.key) for column in columns])
+            rows.add(item_id, status, _agrees(agreement) if review.agrees else "", row_values)
         rows_html = "".join(rows.parts)
         read.rows_fresh = "".join(rows.fresh)
     report_md = None

@@ -93,8 +93,18 @@ def snippet(inputs: Mapping[str, Any] | None, width: int = 160) -> str:
     if not inputs:
         return ""
     share = max(24, width // max(1, len(inputs)))
-    parts = []
-    for name, value in inputs.items():
-        text = " ".join(input_text(value).split())
-        parts.append(f"{name}: {text if len(text) <= share else text[: share - 1] + '…'}")
-    return " · ".join(parts)
+    return " · ".join(f"{name}: {_collapsed(input_text(value), share)}" for name, value in inputs.items())
+
+
+def _collapsed(text: str, share: int) -> str:
+    """``text`` with its white space collapsed (``" ".join(text.split())``), cut to ``share``
+    characters (the last an ellipsis) when longer, collapsing no more of a long text than the
+    cut needs: the collapsed start of a text is the start of the collapsed text."""
+    size = 2 * share + 16
+    while True:
+        words = " ".join(text[:size].split())
+        if len(words) > share:
+            return words[: share - 1] + "…"
+        if size >= len(text):
+            return words
+        size *= 4

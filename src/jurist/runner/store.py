@@ -694,7 +694,8 @@ class ResultStore:
         selected = f"{columns}, calls, " + ("inputs" if self._has_inputs else "NULL")
         if len(wanted) >= self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0]:
             every = set(wanted)  # every row: one scan, no lookup per id
-            return {row[0]: row for row in self._db.execute(f"SELECT {selected} FROM results") if row[0] in every}
+            rows = self._db.execute(f"SELECT {selected} FROM results").fetchall()
+            return {row[0]: row for row in rows if row[0] in every}
         found: dict[str, tuple[Any, ...]] = {}
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
@@ -772,7 +773,7 @@ class ResultStore:
         def read() -> dict[str, str]:
             total = self._db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
             if len(hashes) * _LOOKUP_ROWS >= total:
-                rows = self._db.execute("SELECT sha256, content FROM messages")
+                rows = self._db.execute("SELECT sha256, content FROM messages").fetchall()
                 return {digest: content for digest, content in rows if digest in hashes}
             wanted = sorted(hashes)
             found: dict[str, str] = {}
