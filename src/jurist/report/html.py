@@ -36,10 +36,9 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from json.encoder import encode_basestring
 
 from jurist.atomic import atomic_path, atomic_write_text
 from jurist.redaction import redact_value
@@ -572,7 +571,8 @@ def _page_data(read: _Details, model: str | None) -> str:
     ``_script_markup(_loaded_json(...))`` writes it, from the texts of its parts."""
     details = ", ".join(f"{_script_text(_json_key(item_id))}: {text}" for item_id, text in read.items.items())
     messages = _script_text(_loaded_json(read.messages))
-    return f'{{"details": {{{details}}}, "messages": {messages}, "model": {_script_text(_loaded_json(model))}}}'
+    model_text = _script_text(_loaded_json(model))
+    return f'{{"details": {{{details}}}, "messages": {messages}, "model": {model_text}}}'
 
 
 def _names_setting(value: Any, plain: set[str]) -> bool:
@@ -767,14 +767,17 @@ def render_run_html(
         keys = [column.key for column in columns if column.key != _TEXT_KEY]
         values = _column_values(shown, [*keys, "status", *([review.agrees] if review.agrees else [])])
         values[_TEXT_KEY] = [
-            snippet({name: messages[digest] for name, digest in read.inputs.get(item_id) or []}) for item_id in ids
+            snippet({name: messages[digest] for name, digest in read.inputs.get(item_id) or []})
+            for item_id in ids
         ]
         unknown = [None] * len(ids)
         rows = _Rows(columns)
         statuses: set[str] = set()
-        cells = zip(*(values.get(column.key, unknown) for column in columns)) if columns else repeat(())
+        lists = [values.get(column.key, unknown) for column in columns]
+        cells = zip(*lists, strict=True) if lists else repeat((), len(ids))
+        agreements = values.get(review.agrees or "", unknown)
         for item_id, status_value, agreement, row_values in zip(
-            ids, values.get("status", unknown), values.get(review.agrees or "", unknown), cells
+            ids, values.get("status", unknown), agreements, cells, strict=True
         ):
             status = str(status_value or "")
             statuses.add(status)

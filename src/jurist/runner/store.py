@@ -143,7 +143,9 @@ _LOOKUP_ROWS = 3
 """About how many rows of ``messages`` one scan reads in the time one lookup by hash takes:
 texts wanted for at least a third of the table are read by scanning it."""
 
-_DETAIL_COLUMNS = "id, status, output, error, error_type, raw, attempts, latency_s, usage, judge_fingerprint, program"
+_DETAIL_COLUMNS = (
+    "id, status, output, error, error_type, raw, attempts, latency_s, usage, judge_fingerprint, program"
+)
 """The columns of a row :func:`_detail` reads (before its calls and inputs)."""
 
 _RECORD_COLUMNS = "id, status, output, error, error_type, raw, attempts"
@@ -682,11 +684,10 @@ class ResultStore:
         hashes.update(digest for ref in refs.values() for _, digest in ref.values())
         texts = self._message_texts(hashes)
         for item_id in wanted:
-            row = found.get(item_id)
-            if row is not None:
+            if item_id in found:
                 ref = refs.get(item_id)
                 inputs = _resolve_inputs(ref, texts) if ref is not None else None
-                yield row, calls.get(item_id), texts, inputs
+                yield found[item_id], calls.get(item_id), texts, inputs
 
     def _rows_of(self, wanted: list[str], columns: str) -> dict[str, tuple[Any, ...]]:
         """The rows of the ``wanted`` ids by id, each its ``columns``, then ``calls`` and
@@ -832,7 +833,7 @@ def _detail(
 ) -> ItemDetail:
     """A row of ``results`` (its :data:`_DETAIL_COLUMNS`, as :meth:`ResultStore._detail_rows`
     reads them) as an :class:`ItemDetail`."""
-    (item_id, status, output, error, error_type, raw, attempts, latency, usage, fingerprint, program) = row[:11]
+    item_id, status, output, error, error_type, raw, attempts, latency, usage, fingerprint, program = row[:11]
     parsed = json.loads(output) if output is not None else None
     raw_texts: list[str] = json.loads(raw)
     return ItemDetail(
