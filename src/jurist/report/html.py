@@ -363,11 +363,20 @@ def _row_opening(item_id: str, status: str, agrees: str) -> str:
     """A row's ``<tr ...>`` tag, its values escaped."""
     from markupsafe import escape
 
+    start, end = _opening_parts(status, agrees)
+    return f"{start}{escape(item_id)}{end}"
+
+
+@functools.lru_cache(maxsize=64)
+def _opening_parts(status: str, agrees: str) -> tuple[str, str]:
+    """A row's ``<tr ...>`` tag before and after its id, for a status and an agreement."""
+    from markupsafe import escape
+
     status_text = escape(status)
     disagrees = " disagrees" if agrees == "false" else ""
     return (
-        f'<tr class="item status-{status_text}{disagrees}" tabindex="0" aria-expanded="false" '
-        f'data-id="{escape(item_id)}" data-status="{status_text}" data-agrees="{escape(agrees or "na")}">'
+        f'<tr class="item status-{status_text}{disagrees}" tabindex="0" aria-expanded="false" data-id="',
+        f'" data-status="{status_text}" data-agrees="{escape(agrees or "na")}">',
     )
 
 
@@ -385,24 +394,16 @@ _UNCACHED_COLUMNS = frozenset({"id", _TEXT_KEY})
 """Columns whose every value differs (the id, the judged text): their cells are not kept."""
 
 
-def _cell_key(value: Any) -> tuple[Any, ...] | None:
-    """A key that equal cells share: values of the same plain type that compare equal make the
-    same cell (a float's sign is part of its key, as ``-0.0`` sorts apart from ``0.0``, and
-    every NaN is one key); ``None`` for any other value (not kept)."""
-    kind = type(value)
-    if kind is float:
-        return (kind, value, math.copysign(1.0, value)) if value == value else (kind, None)
-    if kind is str or kind is int or kind is bool or value is None:
-        return (kind, value)
-    return None
-
-
 class _Rows:
     """The item table's rows as :func:`_row_html` writes them, each cell written once per
     distinct value of its column (most columns hold a few values: a verdict, a status, a
     count) and reused after. ``parts`` joined are the rows; ``fresh`` holds each distinct part
     once (each from a ``<`` to a ``>``): redaction finds nothing in the rows when it finds
-    nothing in those (see :func:`_redacted_page`)."""
+    nothing in those (see :func:`_redacted_page`).
+
+    Values of the same plain type that compare equal share a cell (a float's sign is part of
+    its key, as ``-0.0`` sorts apart from ``0.0``, and every NaN is one key); any other value's
+    cell is written each time."""
 
     __slots__ = ("_caches", "_columns", "count", "fresh", "parts")
 
@@ -422,14 +423,19 @@ class _Rows:
         parts.append(opening)
         fresh.append(opening)
         for column, cache, value in zip(self._columns, self._caches, values, strict=True):
-            if cache is not None and (key := _cell_key(value)) is not None:
-                html = cache.get(key)
-                if html is None:
-                    html = cache[key] = _cell_html(_cell(value, column.numeric), column)
-                    fresh.append(html)
-            else:
+            key: tuple[Any, ...] | None = None
+            if cache is not None:
+                kind = type(value)
+                if kind is float:
+                    key = (kind, value, math.copysign(1.0, value)) if value == value else (kind, None)
+                elif kind is str or kind is int or kind is bool or value is None:
+                    key = (kind, value)
+            html = None if cache is None or key is None else cache.get(key)
+            if html is None:
                 html = _cell_html(_cell(value, column.numeric), column)
                 fresh.append(html)
+                if cache is not None and key is not None:
+                    cache[key] = html
             parts.append(html)
         parts.append("</tr>\n")
         self.count += 1
