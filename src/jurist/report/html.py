@@ -36,7 +36,6 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import repeat
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -480,15 +479,15 @@ def _agrees(value: Any) -> str:
 
 @dataclass
 class _Details:
-    """What :func:`_details` read: per item its judged inputs and calls (texts by hash) as the
-    page's data holds them (JSON text made safe for the page's script element, see
-    :func:`_page_data`), per item its inputs (``[name, hash]`` pairs), the texts by hash (each
+    """What :func:`_details` read: the items' judged inputs and calls (texts by hash) as the
+    page's data holds them (parts of JSON text made safe for the page's script element, see
+    :func:`_data_part`), per item its inputs (``[name, hash]`` pairs), the texts by hash (each
     once), a note when the store cannot be read, and what the page's redaction needs
     (:func:`_redacted_page`): the texts it composes that the store did not redact when it
     wrote them (each once), and whether an output names a setting (see
     :func:`jurist.redaction.names_setting`)."""
 
-    items: dict[str, str] = field(default_factory=dict)
+    items: list[str] = field(default_factory=list)
     inputs: dict[str, list[list[str]]] = field(default_factory=dict)
     messages: dict[str, str] = field(default_factory=dict)
     note: str | None = None
@@ -552,6 +551,7 @@ def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None =
         for item_id in missing:
             details[item_id]["inputs"] = lookup.get(item_id)
             looked_up.add(item_id)
+    batch: dict[str, Any] = {}
     for item_id, detail in details.items():
         if detail["inputs"] is not None:
             refs = []
@@ -562,20 +562,30 @@ def _details(run_dir: Path, ids: Sequence[str], inputs_of: InputsLookup | None =
                     composed[text] = None  # read from the data, not from the store
                 refs.append([name, ref(text)])
             detail["inputs"] = found.inputs[item_id] = refs
-        # Written now, each item's values are freed now: none is left for the collector.
-        found.items[item_id] = _script_text(_loaded_json(detail))
+        batch[item_id] = detail
+        if len(batch) == _BATCH:
+            found.items.append(_data_part(batch))
+            batch = {}
+    if batch:
+        found.items.append(_data_part(batch))
     return found
 
 
-def _json_key(key: str) -> str:
-    """A dict key of the page's data as :func:`_loaded_json` writes it."""
-    return encode_basestring(key) if type(key) is str else _loaded_json(key)
+_BATCH = 256
+"""Items whose details are written to the page's data in one call of the encoder."""
+
+
+def _data_part(details: Mapping[str, Any]) -> str:
+    """The items of ``details`` (a dict of some items' details) as the page's data writes them,
+    made safe for its script element, without the braces of their dict."""
+    return _script_text(_loaded_json(details))[1:-1]
 
 
 def _page_data(read: _Details, model: str | None) -> str:
     """The page's data, ``{"details": ..., "messages": ..., "model": ...}``, as
-    ``_script_markup(_loaded_json(...))`` writes it, from the texts of its parts."""
-    details = ", ".join(f"{_script_text(_json_key(item_id))}: {text}" for item_id, text in read.items.items())
+    ``_script_markup(_loaded_json(...))`` writes it, from the texts of its parts (a dict's
+    text is its items' texts joined by ``", "`` in braces)."""
+    details = ", ".join(read.items)
     messages = _script_text(_loaded_json(read.messages))
     model_text = _script_text(_loaded_json(model))
     return f'{{"details": {{{details}}}, "messages": {messages}, "model": {model_text}}}'
