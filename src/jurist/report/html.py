@@ -585,10 +585,14 @@ def _page_data(read: _Details, model: str | None) -> str:
     """The page's data, ``{"details": ..., "messages": ..., "model": ...}``, as
     ``_script_markup(_loaded_json(...))`` writes it, from the texts of its parts (a dict's
     text is its items' texts joined by ``", "`` in braces)."""
-    details = ", ".join(read.items)
+    parts = ['{"details": {']
+    for part in read.items:
+        parts += (part, ", ")
+    if read.items:
+        parts.pop()
     messages = _script_text(_loaded_json(read.messages))
-    model_text = _script_text(_loaded_json(model))
-    return f'{{"details": {{{details}}}, "messages": {messages}, "model": {model_text}}}'
+    parts += ('}, "messages": ', messages, ', "model": ', _script_text(_loaded_json(model)), "}")
+    return "".join(parts)  # one copy of the data's texts
 
 
 def _names_setting(value: Any, plain: set[str]) -> bool:
