@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from jurist.redaction import redact
+from jurist.report import html
+from jurist.report.html import render_run_html
 from support import prompt_sections
 
 REPO = Path(__file__).resolve().parents[2]
@@ -73,3 +78,14 @@ class LoopbackRun:
 def bool_responder_for(response: str) -> str:
     """The reply the loopback gives for a response text."""
     return bool_responder({"messages": [{"role": "user", "content": f"[[ ## response ## ]]\n{response}"}]})
+
+
+def whole(run: Path, **kwargs: object) -> str:
+    """report.html of ``run`` as redacting the whole page gives it (what every page was before
+    the page was redacted part by part)."""
+    patch = pytest.MonkeyPatch()
+    patch.setattr(html, "_redacted_page", lambda page, rows, data, read: redact(page(rows, data)))
+    try:
+        return render_run_html(run, **kwargs)  # type: ignore[arg-type]
+    finally:
+        patch.undo()

@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from report_runs import whole
 
-from jurist.redaction import redact, shape_token
+from jurist.redaction import shape_token
 from jurist.report import html
 from jurist.report.html import (
     _TEXT_KEY,
@@ -36,16 +37,6 @@ from jurist.schemas import ItemResult, LMCall, Message
 
 KEY = "sk-proj-abcdefghijklmnop1234567890"
 HOSTILE = "\"'><script>alert(1)</script>&amp;"
-
-
-def whole(run: Path, **kwargs: object) -> str:
-    """The page as redacting it whole gives it."""
-    patch = pytest.MonkeyPatch()
-    patch.setattr(html, "_redacted_page", lambda page, rows, data, read: redact(page(rows, data)))
-    try:
-        return render_run_html(run, **kwargs)  # type: ignore[arg-type]
-    finally:
-        patch.undo()
 
 
 def write_run(run: Path, count: int) -> pd.DataFrame:

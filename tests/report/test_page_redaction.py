@@ -13,26 +13,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from report_runs import LoopbackRun
+from report_runs import LoopbackRun, whole
 
-from jurist.redaction import REDACTED, finds, names_setting, redact, secret_in, shape_token
-from jurist.report import html
+from jurist.redaction import REDACTED, finds, names_setting, secret_in, shape_token
 from jurist.report.html import render_run_html
 from jurist.runner.store import RESULTS_DB, ResultStore, _detail, _record_of
 from jurist.schemas import ItemResult, LMCall, Message
 
 KEY = "sk-proj-abcdefghijklmnop1234567890"
 SECRET = "a-late-secret-value-42"
-
-
-def whole(run: Path, **kwargs: object) -> str:
-    """The page as redacting it whole gives it (what every page was before)."""
-    patch = pytest.MonkeyPatch()
-    patch.setattr(html, "_redacted_page", lambda page, rows, data, read: redact(page(rows, data)))
-    try:
-        return render_run_html(run, **kwargs)  # type: ignore[arg-type]
-    finally:
-        patch.undo()
 
 
 def call(user: str, reply: str) -> LMCall:

@@ -164,21 +164,24 @@ def card_key(identity: Mapping[str, Any], files: Iterable[Path] = ()) -> str:
 class Served:
     """A verdict read back: the output, the raw replies, the calls that gave them, and what
     the cache vouches for about their texts (:class:`~jurist.schemas.CachedTexts`: redacted
-    when written, each message under the SHA-256 of its text)."""
+    when written, each message under the SHA-256 of its text), which holds them all."""
 
-    __slots__ = ("calls", "output", "raw", "texts")
+    __slots__ = ("texts",)
 
-    def __init__(
-        self,
-        output: dict[str, Any],
-        raw: list[str],
-        calls: list[LMCall],
-        messages: list[list[tuple[str, str, str]]],
-    ) -> None:
-        self.output = output
-        self.raw = raw
-        self.calls = calls
-        self.texts = CachedTexts(output, raw, calls, messages)
+    def __init__(self, texts: CachedTexts) -> None:
+        self.texts = texts
+
+    @property
+    def output(self) -> dict[str, Any]:
+        return self.texts.output
+
+    @property
+    def raw(self) -> list[str]:
+        return self.texts.raw
+
+    @property
+    def calls(self) -> list[LMCall]:
+        return self.texts.calls
 
     @property
     def usage(self) -> Usage:
@@ -250,7 +253,7 @@ def decode(text: Any, message: Callable[[str], str | None]) -> Served | None:
         calls.append(LMCall(messages=messages, replies=replies, cache_hit=True))
         texts.append(found)
         raw.extend(replies)
-    return Served(output, raw, calls, texts)
+    return Served(CachedTexts(output, raw, calls, texts))
 
 
 class VerdictCache:

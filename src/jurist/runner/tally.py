@@ -157,21 +157,10 @@ async def judge_one(judge: Judge, item: Item) -> ItemResult:
             calls=failure.calls,
         )
     cached = cached_texts(judgment)
-    if cached is not None:
-        # A served verdict: its parts are kept as they are (the objects the mark names), so the
-        # run store knows them as the cache's texts. They are of the types the fields take.
-        result = ItemResult.model_construct(
-            id=item.id,
-            status="ok",
-            output=judgment.output,
-            raw=judgment.raw,
-            attempts=judgment.attempts,
-            latency_s=time.perf_counter() - start,
-            usage=judgment.usage,
-            calls=judgment.calls,
-        )
-        return mark_cached(result, cached)
-    return ItemResult(
+    # A served verdict's parts are kept as they are (the objects the mark names, of the types
+    # the fields take), so the run store knows them as the cache's texts.
+    build = ItemResult.model_construct if cached is not None else ItemResult
+    result = build(
         id=item.id,
         status="ok",
         output=judgment.output,
@@ -181,3 +170,4 @@ async def judge_one(judge: Judge, item: Item) -> ItemResult:
         usage=judgment.usage,
         calls=judgment.calls,
     )
+    return mark_cached(result, cached) if cached is not None else result
