@@ -24,7 +24,6 @@ from jurist.programs.pairwise.program import PairwiseJudgeProgram
 from jurist.programs.ragbench.program import RagbenchJudge
 from jurist.runner import versions
 from jurist.tasks import get_task
-from jurist.tasks.pairwise import make_pairwise_judge
 
 
 def _artifact(
@@ -56,6 +55,12 @@ def _write(tmp_path: Path, data: dict | str, name: str = "artifact.json") -> Pat
     path = tmp_path / name
     path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
     return path
+
+
+def make_pairwise_judge(config: JudgeConfig, num_options: int):
+    """The judge the pairwise task makes for ``config`` with ``num_options`` options."""
+    task = get_task("pairwise")
+    return task.make_judge(config, task.options({"num_options": num_options}))
 
 
 def _data(artifact: Artifact) -> dict:

@@ -132,3 +132,38 @@ def test_unknown_reference_and_missing_model_column(tmp_path):
             "pairwise", SUBEVAL, out=tmp_path, options={"compare": ["gpt-4-0613", "nobody"]}, progress=False
         )
     assert info.value.field == "answer-nobody"
+
+
+def test_a_pairwise_judge_serves_its_finished_verdicts_into_a_new_directory(llm_config, tmp_path):
+    """The pairwise judge is the one the task's parts make (program, reading of the answer,
+    baseline), like every task's: a re-run into a new directory is served by the finished-verdict
+    cache alone (the response cache left behind), with the same verdicts and agreement."""
+    from jurist.judges.verdicts import VERDICTS_DB
+
+    with OpenAICompatibleServer(longer_wins) as srv:
+        config = llm_config.model_copy(update={"api_base": srv.base_url})
+        first = judge(
+            "pairwise", _pairs_file(tmp_path), config, out=tmp_path / "first", options=QUICK, progress=False
+        )
+        assert srv.requests > 0
+        verdicts_only = tmp_path / "verdicts-only"
+        verdicts_only.mkdir()
+        for path in Path(config.cache_dir).glob(VERDICTS_DB + "*"):
+            (verdicts_only / path.name).write_bytes(path.read_bytes())
+        srv.reset_count()
+        again = judge(
+            "pairwise",
+            _pairs_file(tmp_path),
+            config.model_copy(update={"cache_dir": verdicts_only}),
+            out=tmp_path / "again",
+            options=QUICK,
+            progress=False,
+        )
+        assert srv.requests == 4  # only the failed orders (p3) are asked again: failures are not kept
+    columns = ["id", "choice_12", "choice_21", "verdict"]
+    assert again[columns].equals(first[columns])
+    assert again.summary["agreement"] == first.summary["agreement"]
+    with ResultStore(again.run_dir / RESULTS_DB) as store:
+        served = {r.id: r.usage for r in store.iter_results() if r.status == "ok"}
+    assert set(served) == {"p1|12", "p1|21", "p2|12", "p2|21"}
+    assert all(usage.calls == 0 and usage.cache_hits == 1 for usage in served.values())

@@ -10,7 +10,7 @@ baseline and reports agreement with their gold labels (``jurist score pairwise-g
 from jurist.tasks.pairwise.gold import judge_pairs, judge_pairs_baseline, pairs_agreement
 from jurist.tasks.pairwise.lengths import token_counter
 from jurist.tasks.pairwise.report import PairsAgreement, PairwiseScores
-from jurist.tasks.pairwise.run import PairwiseRun, make_pairwise_judge, summary_markdown
+from jurist.tasks.pairwise.run import PairwiseRun, summary_markdown
 from jurist.tasks.pairwise.scoring import (
     EXACT_MATCH,
     FAIL_MESSAGE,
@@ -38,7 +38,6 @@ __all__ = [
     "judge_comparisons",
     "judge_pairs",
     "judge_pairs_baseline",
-    "make_pairwise_judge",
     "pairs_agreement",
     "records_from_table",
     "summary_markdown",

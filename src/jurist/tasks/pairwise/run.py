@@ -39,11 +39,8 @@ from jurist.datasets.pairwise.tables import (
 )
 from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.judges.config import JudgeConfig
-from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
-from jurist.optimization import load_judge_program
+from jurist.judges.judge import BaselineJudge, Judge
 from jurist.programs.pairwise.baseline import PairwiseBaseline
-from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
 from jurist.runner import MANIFEST, Item, iter_run_results
 from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice, PairwiseInputs
 from jurist.tasks._results import run_counts
@@ -68,22 +65,6 @@ def baseline_judge(num_options: int) -> Judge:
         return baseline(**inputs, num_options=num_options)
 
     return BaselineJudge(judge, name="baseline", version=f"1-{num_options}opt")
-
-
-def make_pairwise_judge(config: JudgeConfig, num_options: int) -> Judge:
-    """The offline baseline or the LLM program a config names, for ``num_options`` options."""
-    program = PairwiseJudgeProgram(num_options)
-    if config.program is not None:
-        if not config.program.is_file():
-            raise InputError("compiled program not found", path=config.program, field="program")
-        program, config = load_judge_program(
-            config, task=TASK, program=program, options={"num_options": num_options}
-        )
-    elif config.is_baseline:
-        return baseline_judge(num_options)
-    return LLMJudge(
-        program, config, lambda prediction, _inputs: choice_from_prediction(prediction, num_options)
-    )
 
 
 def is_subeval(path: Path) -> bool:

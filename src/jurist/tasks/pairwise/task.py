@@ -64,7 +64,6 @@ from jurist.tasks.pairwise.run import (
     PairwiseData,
     PairwiseRun,
     baseline_judge,
-    make_pairwise_judge,
     read_pairwise,
     rescore_run,
     summary_markdown,
@@ -230,9 +229,6 @@ class PairwiseTask(PairwiseReview):
 
     def baseline(self, options: BaseModel) -> Judge:
         return baseline_judge(_num_options(options))
-
-    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        return make_pairwise_judge(config, _num_options(options))
 
     def panel_verdicts(self, options: BaseModel) -> SwapVerdicts:
         """A jury votes per pair on each juror's verdict after the swap rule (``tie`` without a winner)."""
