@@ -259,3 +259,45 @@ def test_a_card_that_does_not_match_the_judge_built_is_refused(server, llm_confi
     assert stale.fingerprint() == "0" * 16
     with pytest.raises(RuntimeError, match="does not match the judge built now"):
         stale.program  # noqa: B018
+
+
+def _open_files() -> int:
+    return len(list(Path("/proc/self/fd").iterdir()))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts the open files in /proc")
+def test_a_process_that_uses_many_cache_directories_keeps_few_files_open(tmp_path):
+    """A long-lived process (a notebook, a test run) judging with cache directory after cache
+    directory: each batch of writes opens only the caches it writes to, and the process keeps
+    only the most recently used caches open."""
+    import gc
+    import threading
+
+    from jurist.judges.verdicts import _OPEN_CACHES, verdict_cache, writing_verdicts_together
+    from jurist.schemas import LMCall, Message
+
+    calls = [LMCall(messages=[Message(role="user", content="Is it so?")], replies=["yes"])]
+    open_after: dict[int, int] = {}
+    for number in range(4 * _OPEN_CACHES):
+        (tmp_path / f"cache-{number}").mkdir()
+        cache = verdict_cache(tmp_path / f"cache-{number}")
+        assert cache.read(f"key-{number}") is None
+
+        def write_batch(cache=cache, number=number) -> None:  # a run's writer thread
+            with writing_verdicts_together():
+                cache.write(f"key-{number}", {"verdict": "yes"}, calls)
+
+        writer = threading.Thread(target=write_batch)
+        writer.start()
+        writer.join()
+        assert verdict_cache(tmp_path / f"cache-{number}").read(f"key-{number}").output == {"verdict": "yes"}
+        if (number + 1) % _OPEN_CACHES == 0:
+            gc.collect()
+            open_after[number + 1] = _open_files()
+    # The open files stop growing once the process has used more directories than it keeps open
+    # (each open cache: its database and, in WAL mode, its journal and shared memory).
+    steady = open_after[2 * _OPEN_CACHES]
+    assert open_after[3 * _OPEN_CACHES] <= steady and open_after[4 * _OPEN_CACHES] <= steady
+    assert steady - open_after[_OPEN_CACHES] <= 3 * 8
+    # A cache that was closed reads its verdicts back when asked for again.
+    assert verdict_cache(tmp_path / "cache-0").read("key-0").output == {"verdict": "yes"}

@@ -53,8 +53,9 @@ import os
 import sqlite3
 import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
@@ -330,10 +331,12 @@ class VerdictCache:
         self._texts[digest] = text
 
     def write(self, key: str, output: dict[str, Any], calls: list[LMCall]) -> None:
-        """Store an accepted judgment's ``output`` and ``calls`` (see :func:`encode`) under ``key``."""
+        """Store an accepted judgment's ``output`` and ``calls`` (see :func:`encode`) under ``key``
+        (in this thread's batch inside :func:`writing_verdicts_together`)."""
         db = self._connection()
         if db is None:
             return
+        self._join_batch(db)
         try:
             entry, texts = encode(output, calls, self._texts)
             for digest, text in texts.items():
@@ -382,45 +385,84 @@ class VerdictCache:
     def writing_together(self) -> Iterator[None]:
         """Make this thread's writes inside the context one transaction."""
         db = self._connection()
-        began = False
-        if db is not None and not db.in_transaction:
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                began = True
-            except sqlite3.Error as exc:
-                logger.debug("could not begin a batch of verdict writes: %s", exc)
+        began = db is not None and self._begin(db)
         try:
             yield
         finally:
-            if began and db is not None and db.in_transaction:
-                try:
-                    db.execute("COMMIT")
-                except sqlite3.Error as exc:
-                    logger.debug("could not commit a batch of verdict writes: %s", exc)
-                    with suppress(sqlite3.Error):
-                        db.execute("ROLLBACK")
+            if began and db is not None:
+                self._commit(db)
+
+    def _join_batch(self, db: sqlite3.Connection) -> None:
+        """Begin this cache's transaction of the thread's batch, on its first write in the batch
+        (inside :func:`writing_verdicts_together`; otherwise each write is its own)."""
+        batch: list[tuple[VerdictCache, sqlite3.Connection]] | None = getattr(_batching, "caches", None)
+        if batch is None or any(cache is self for cache, _ in batch):
+            return
+        if self._begin(db):
+            batch.append((self, db))
+
+    def _begin(self, db: sqlite3.Connection) -> bool:
+        """Begin a transaction of this thread's writes; ``False`` when one is open or none begins."""
+        if db.in_transaction:
+            return False
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            logger.debug("could not begin a batch of verdict writes: %s", exc)
+            return False
+        return True
+
+    def _commit(self, db: sqlite3.Connection) -> None:
+        if not db.in_transaction:
+            return
+        try:
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            logger.debug("could not commit a batch of verdict writes: %s", exc)
+            with suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
 
 
-_caches: dict[Path, VerdictCache] = {}
+_OPEN_CACHES = 32
+"""Cache directories whose verdict caches the process keeps open (the most recently used):
+one that falls out is closed once no judge holds it, and opened again when asked for."""
+
+_caches: OrderedDict[Path, VerdictCache] = OrderedDict()
 _caches_lock = threading.Lock()
 
 
 def verdict_cache(cache_dir: Path) -> VerdictCache:
-    """The process's :class:`VerdictCache` of ``cache_dir`` (one per directory)."""
+    """The process's :class:`VerdictCache` of ``cache_dir`` (one per directory; of the
+    :data:`_OPEN_CACHES` most recently used, so a long-lived process keeps few files open)."""
     path = (Path(cache_dir).expanduser().resolve()) / VERDICTS_DB
     with _caches_lock:
         found = _caches.get(path)
         if found is None:
             found = _caches[path] = VerdictCache(path)
+            while len(_caches) > _OPEN_CACHES:
+                _caches.popitem(last=False)
+        else:
+            _caches.move_to_end(path)
         return found
+
+
+_batching = threading.local()
+"""This thread's batch of verdict writes: the caches written in it, with their connections."""
 
 
 @contextmanager
 def writing_verdicts_together() -> Iterator[None]:
-    """Every verdict cache of the process batches this thread's writes in the context."""
-    with _caches_lock:
-        caches = list(_caches.values())
-    with ExitStack() as stack:
-        for cache in caches:
-            stack.enter_context(cache.writing_together())
+    """This thread's verdict writes in the context are one transaction per cache they go to,
+    committed when it ends. Only a cache written in it is opened or locked (a process may
+    know many cache directories); a context inside another belongs to the outer one."""
+    if getattr(_batching, "caches", None) is not None:
         yield
+        return
+    batch: list[tuple[VerdictCache, sqlite3.Connection]] = []
+    _batching.caches = batch
+    try:
+        yield
+    finally:
+        _batching.caches = None
+        for cache, db in batch:
+            cache._commit(db)
