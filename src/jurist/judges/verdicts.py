@@ -262,7 +262,7 @@ class VerdictCache:
     of the process that uses it (:func:`verdict_cache`) and by other processes (WAL journal).
 
     Reads may come from any thread; writes come from the runner's writer thread, in batches
-    (:meth:`writing_together`). Each thread has its own connection. A file that cannot be
+    (:func:`writing_verdicts_together`). Each thread has its own connection. A file that cannot be
     opened or read is skipped (a miss, logged once): the cache is an optimisation.
     """
 
@@ -380,17 +380,6 @@ class VerdictCache:
         if db is not None:
             with suppress(sqlite3.Error):
                 db.execute("DELETE FROM verdicts WHERE key = ?", (key,))
-
-    @contextmanager
-    def writing_together(self) -> Iterator[None]:
-        """Make this thread's writes inside the context one transaction."""
-        db = self._connection()
-        began = db is not None and self._begin(db)
-        try:
-            yield
-        finally:
-            if began and db is not None:
-                self._commit(db)
 
     def _join_batch(self, db: sqlite3.Connection) -> None:
         """Begin this cache's transaction of the thread's batch, on its first write in the batch

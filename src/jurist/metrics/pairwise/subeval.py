@@ -69,6 +69,11 @@ _OLD_COUNTS = ["win", "lose", "both_good", "both_fail"]
 _NEW_COUNTS = ["win", "tie", "total"]
 
 
+def _share(part: int, whole: int) -> float:
+    """``part / whole``, NaN when ``whole`` is 0."""
+    return part / whole if whole else float("nan")
+
+
 def is_consistent(first: str | None, second: str | None) -> bool:
     """Whether the choices in the original and the swapped order agree.
 
@@ -181,7 +186,7 @@ class JudgementCounts:
     @property
     def extraction_rate(self) -> float:
         """``extracted / judged``; NaN when nothing was judged."""
-        return self.extracted / self.judged if self.judged else float("nan")
+        return _share(self.extracted, self.judged)
 
 
 def judgement_counts(records: pd.DataFrame) -> JudgementCounts:
@@ -315,12 +320,12 @@ class ConsistencyStats:
     @property
     def row_consistency_rate(self) -> float:
         """SubEval's consistent rate: ``consistent_rows / extracted_rows``; NaN if none."""
-        return self.consistent_rows / self.extracted_rows if self.extracted_rows else float("nan")
+        return _share(self.consistent_rows, self.extracted_rows)
 
     @property
     def consistency_rate(self) -> float:
         """``consistent_pairs / complete_pairs``; NaN if no comparison has both orders."""
-        return self.consistent_pairs / self.complete_pairs if self.complete_pairs else float("nan")
+        return _share(self.consistent_pairs, self.complete_pairs)
 
     @property
     def inconsistent_pairs(self) -> int:
@@ -335,8 +340,7 @@ class ConsistencyStats:
         a position, 1.0 that the judge always picked Response 1 when it contradicted
         itself. NaN when no inconsistent judgement chose A or B.
         """
-        decided = self.first_position_wins + self.second_position_wins
-        return self.first_position_wins / decided if decided else float("nan")
+        return _share(self.first_position_wins, self.first_position_wins + self.second_position_wins)
 
 
 def consistency_stats(records: pd.DataFrame) -> ConsistencyStats:
@@ -650,7 +654,7 @@ class LengthBias:
     @property
     def rate(self) -> float:
         """``longer_wins / decisive``; 0.5 is no length bias; NaN if nothing was decisive."""
-        return self.longer_wins / self.decisive if self.decisive else float("nan")
+        return _share(self.longer_wins, self.decisive)
 
 
 def length_bias(
