@@ -4,16 +4,20 @@ in one process and with ``--workers`` (whose processes end with it)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
+import threading
 
 import psutil
 import pytest
 
 import jurist
 from jurist.errors import ExitCode
+from jurist.runner.workers import _serve
 from jurist.testing import OpenAICompatibleServer
 from scale_support import HeldReplies, exports, judge_command, recorded, wait_for, without_usage
 from support import loopback_config, ragbench_answer, ragbench_rows, write_jsonl
@@ -86,3 +90,33 @@ def test_sigterm_stops_cleanly_and_the_same_command_resumes(workers, target, tmp
         clean = loopback_config(srv.base_url, tmp_path / "cache-clean").model_copy(update={"concurrency": 2})
         jurist.judge("ragbench", data, clean, out=tmp_path / "clean", progress=False)
     assert without_usage(exports(out)) == without_usage(exports(tmp_path / "clean"))
+
+
+def test_a_worker_stopped_by_sigterm_takes_the_drivers_later_stop_quietly(monkeypatch):
+    """The race behind a traceback on stderr: SIGTERM ends a worker's loop while its inbox
+    thread waits on the pipe, then the driver's "stop" arrives for a loop that has closed."""
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
+    driver, worker = multiprocessing.Pipe(duplex=True)
+    before = signal.getsignal(signal.SIGTERM)
+
+    def inbox() -> threading.Thread | None:
+        return next((t for t in threading.enumerate() if t.name == "jurist-inbox"), None)
+
+    def terminate_once_listening() -> None:
+        wait_for(lambda: inbox() is not None, what="the worker's inbox thread")
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    killer = threading.Thread(target=terminate_once_listening)
+    killer.start()
+    try:
+        asyncio.run(_serve(worker, judge=None))  # type: ignore[arg-type]  # no item is sent
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    killer.join()
+    listening = inbox()
+    assert listening is not None  # the loop stopped on the signal, not on the pipe
+    driver.send(("stop",))
+    listening.join(10)
+    assert not listening.is_alive()
+    assert errors == []

@@ -120,7 +120,10 @@ async def _serve(conn: Connection, judge: Judge) -> None:
                 message = conn.recv()
             except (EOFError, OSError):
                 message = ("stop",)
-            loop.call_soon_threadsafe(inbox.put_nowait, message)
+            try:
+                loop.call_soon_threadsafe(inbox.put_nowait, message)
+            except RuntimeError:  # the loop has closed: SIGTERM stopped this worker already
+                return
             if message[0] == "stop":
                 return
 
