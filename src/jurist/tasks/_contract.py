@@ -24,6 +24,11 @@ A task says, for one kind of judgment:
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
   of :mod:`jurist.metrics`) and reported (:meth:`Task.report`), and how a run just judged
   is scored with the dataset it was judged from (:meth:`Task.score_judged`);
+- how gold joins the per-item table when a run is scored against it (:meth:`Task.gold_columns`),
+  the tables of units of several items (:meth:`Task.unit_tables`), whether a gold file is
+  read at all (:attr:`Task.reads_gold`), and whether a run scored without one is compared
+  with the data it judged (:attr:`Task.gold_from_run`); :meth:`Task.score` composes them, and
+  the exports, for every task that scores one run;
 - how people look at its items (:meth:`Task.review`: which columns are the verdict, the
   gold, the agreement and the confidence, and what label a person may give an item), the
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
@@ -77,6 +82,7 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.schemas import ItemResult
 from jurist.tasks._metric import Metric, computed_metrics, metric_list, metric_markdown, metric_values
+from jurist.tasks._read_once import reading_once
 from jurist.tasks._results import (
     JudgedItems,
     JudgeRun,
@@ -85,6 +91,7 @@ from jurist.tasks._results import (
     items_table,
     json_ready,
     run_counts,
+    run_data_file,
     run_info,
     write_exports,
 )
@@ -434,6 +441,35 @@ class Task:
         line = headline_line(headline)
         return [*([line, ""] if line else []), scores.report.rstrip("\n")]
 
+    reads_gold: bool = True
+    """Whether scoring compares with a gold file it is given; when false, a given gold file is
+    ignored (a YAML task whose file names no gold column and that reads nothing else from it)."""
+    gold_from_run: ClassVar[bool] = False
+    """Scored without a gold file, compare with the data file the run judged (the path its
+    manifest records), when that file is still there: the task's data carries its gold labels
+    (``ragbench``), so ``jurist score`` agrees with what ``jurist judge`` reported."""
+
+    def gold_columns(self, items: pd.DataFrame, gold: str | Path, options: BaseModel) -> pd.DataFrame:
+        """How gold joins the per-item table: ``items`` with the gold of each item and whether
+        the verdict agrees with it, for ``items.csv``, the review and the figures.
+
+        Called by :meth:`score` only with a gold file, after :meth:`summarize` (which is
+        given the table without these columns) and before the declared metrics and
+        :meth:`report` (which see them). An item without a gold row gets ``None``. Read the
+        file with :func:`~jurist.tasks._read_once.read_once`, so :meth:`summarize` and this
+        part read it once. Default: ``items`` unchanged.
+        """
+        return items
+
+    def unit_tables(
+        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
+    ) -> dict[str, pd.DataFrame]:
+        """Tables of a scored run with one row per unit of several items (a YAML pairwise
+        task's ``pairs``: one row per data row, its two orders side by side), by name, for
+        ``Scores.extra``. :meth:`score` calls it with the per-item table after
+        :meth:`gold_columns`, and ``gold`` when given. Default: none."""
+        return {}
+
     def score(
         self,
         run: str | Path | list[Path],
@@ -447,12 +483,24 @@ class Task:
         ``run`` is a list when the command line names several files; tasks that score
         several files at once (e.g. RGB prediction files) override this method.
 
+        The steps, the same for every task that scores one run: the gold file
+        (:attr:`reads_gold`, :attr:`gold_from_run`); the per-item table (:meth:`item_row`)
+        and :meth:`summarize`; the gold columns (:meth:`gold_columns`) and the unit tables
+        (:meth:`unit_tables`), reading the gold file once for all of them; the declared
+        metrics and :meth:`report`; the exports.
+
         Failed items are counted and listed, never scored. With ``write`` and a run
         directory, writes ``results.jsonl``, ``items.csv``, ``items.parquet``,
         ``summary.json`` and ``report.md`` into it (each atomically).
         """
         path = one_run(self, run)
-        return finish_scores(self, scored_items(self, path, options, gold), path, options, gold, write=write)
+        gold = scoring_gold(self, path, gold)
+        with reading_once():  # the summary, the gold columns and the unit tables read gold once
+            scores = scored_items(self, path, options, gold)
+            if gold is not None:
+                scores.items = self.gold_columns(scores.items, gold, options)
+            scores.extra.update(self.unit_tables(scores.items, gold, options))
+        return finish_scores(self, scores, path, options, gold, write=write)
 
     def _gold_metrics(self) -> list[Metric]:
         return [metric for metric in computed_metrics(self.metrics) if metric.needs_gold]
@@ -667,6 +715,19 @@ def one_run(task: Task, run: str | Path | list[Path], what: str = "run") -> Path
             raise ConfigError(f"task {task.name!r} scores one {what} at a time", field="run")
         run = run[0]
     return Path(run)
+
+
+def scoring_gold(task: Task, run: Path, gold: str | Path | None) -> str | Path | None:
+    """The gold file :meth:`Task.score` compares with: ``gold``, or ``None`` for a task that
+    does not read gold (:attr:`Task.reads_gold`); without one, for a task whose data carries
+    its gold (:attr:`Task.gold_from_run`), the data file the run judged if it is still there."""
+    if not task.reads_gold:
+        return None
+    if gold is None and task.gold_from_run:
+        recorded = run_data_file(run)
+        if recorded is not None and recorded.is_file():
+            return recorded
+    return gold
 
 
 def scored_items(task: Task, run: Path, options: BaseModel, gold: str | Path | None) -> Scores:

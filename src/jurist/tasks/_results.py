@@ -206,6 +206,21 @@ def run_info(path: Path) -> dict[str, Any]:
     return {"run": run}
 
 
+def run_data_file(path: Path) -> Path | None:
+    """The data file a run directory's manifest names (``dataset.path``), or ``None`` (no run
+    directory, no manifest, or one that names no file)."""
+    from jurist.runner import MANIFEST
+
+    manifest = path / MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        found = (json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}).get("path")
+    except (ValueError, AttributeError):
+        return None
+    return Path(found) if isinstance(found, str) else None
+
+
 def items_table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """The per-item table of ``rows``, built column by column as they come.
 

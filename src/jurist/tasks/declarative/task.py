@@ -22,7 +22,7 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import JudgeBy, Scores, Task, finish_scores, one_run, scored_items
+from jurist.tasks._contract import JudgeBy, Scores, Task
 from jurist.tasks._metric import Metric, metric_list
 from jurist.tasks.declarative.data import DeclarativeDataset, Row, pair_items, read_rows, rows_from_records
 from jurist.tasks.declarative.spec import TaskFile, read_task_file, validate_task
@@ -140,6 +140,9 @@ class DeclarativeTask(Task):
         self.version = f"yaml-{self.spec.fingerprint()}"
         self.optimized_metric = OPTIMIZED_METRICS[self.spec.kind]
         self._demo_rows: list[Row] | None = None
+        # A gold file given to scoring is ignored when the file names no gold column; a
+        # pairwise task still reads its responses' lengths from it (length bias).
+        self.reads_gold = self.spec.gold is not None or self.spec.kind == "pairwise"
 
     # ------------------------------------------------------------------ reading
 
@@ -266,31 +269,26 @@ class DeclarativeTask(Task):
 
         return console_lines(self.name, scores.summary, self.headline(scores.summary))
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score a recorded run; with ``gold``, the per-item table gets ``gold`` and ``correct``
-        (score: ``abs_error``) columns, and a pairwise run's per-row table is ``extra["pairs"]``.
-        Metrics a subclass declares see the table with those columns."""
-        from jurist.tasks._read_once import reading_once
-        from jurist.tasks.declarative.scoring import gold_columns, pairs_table, read_gold_once
+    def gold_columns(self, items: pd.DataFrame, gold: str | Path, options: BaseModel) -> pd.DataFrame:
+        """``gold`` and ``correct`` columns (score: also ``abs_error``; pairwise: per order, the
+        row's gold winner), see :func:`~jurist.tasks.declarative.scoring.gold_columns`; metrics a
+        subclass declares see the table with them."""
+        from jurist.tasks.declarative.scoring import gold_columns
 
-        if gold is not None and self.spec.gold is None and self.spec.kind != "pairwise":
-            gold = None  # nothing to compare with
-        path = one_run(self, run)
-        spec = _scored_spec(self.spec, options)
-        with reading_once():  # the summary, the gold column and the pairs read the gold once
-            scores = scored_items(self, path, options, gold)
-            scores.items = gold_columns(spec, scores.items, gold)
-            if spec.kind == "pairwise":
-                rows = read_gold_once(spec, gold) if gold is not None else None
-                scores.extra["pairs"] = pairs_table(scores.items, rows)
-        return finish_scores(self, scores, path, options, gold, write=write)
+        return gold_columns(_scored_spec(self.spec, options), items, gold)
+
+    def unit_tables(
+        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
+    ) -> dict[str, pd.DataFrame]:
+        """A pairwise run's per-row table (``pairs``: both orders' answers, the combined verdict,
+        and with gold the responses' lengths and the gold verdict), see
+        :func:`~jurist.tasks.declarative.scoring.pairs_table`."""
+        if self.spec.kind != "pairwise":
+            return {}
+        from jurist.tasks.declarative.scoring import pairs_table, read_gold_once
+
+        rows = read_gold_once(_scored_spec(self.spec, options), gold) if gold is not None else None
+        return {"pairs": pairs_table(items, rows)}
 
     # ------------------------------------------------------------------ review
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,14 +16,7 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import (
-    JudgeBy,
-    JudgeRun,
-    Scores,
-    Task,
-    write_exports,
-)
-from jurist.tasks._read_once import reading_once
+from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.ragbench import calibration, optimization, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
@@ -85,33 +77,12 @@ class RagbenchTask(Task):
     def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
         return scoring.item_row(result)
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score a recorded run; without ``gold``, against the gold labels of the file the run
-        judged (as ``jurist judge`` scored it), when that file is still there. With gold, the
-        per-item table also holds the gold columns
-        (:func:`~jurist.tasks.ragbench.figures.with_gold_columns`)."""
-        if gold is None and not isinstance(run, list):
-            recorded = run_info_dataset(Path(run))
-            if recorded is not None and recorded.is_file():
-                gold = recorded
-        with reading_once():  # the summary and the gold columns read the gold file once
-            scores = super().score(run, options, gold=gold, write=False)
-            if gold is not None:
-                scores.items = with_gold_columns(scores.items, scoring.gold_table(gold))
-        path = Path(run[0] if isinstance(run, list) else run)
-        if write and path.is_dir():
-            from jurist.runner import iter_run_results, run_lock
+    gold_from_run = True
 
-            with run_lock(path):
-                write_exports(path, scores, iter_run_results(path))
-        return scores
+    def gold_columns(self, items: pd.DataFrame, gold: str | Path, options: BaseModel) -> pd.DataFrame:
+        """The gold labels and TRACe scores of each item, and ``adherence_agrees`` (see
+        :func:`~jurist.tasks.ragbench.figures.with_gold_columns`)."""
+        return with_gold_columns(items, scoring.gold_table(gold))
 
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         return scoring.summarize(items, gold)
@@ -187,17 +158,3 @@ class RagbenchTask(Task):
     ) -> MetricResult:
         """Support correct against ``adherence_score``, and F1 of the relevant and utilized keys."""
         return optimization.example_score(example, output)
-
-
-def run_info_dataset(run_dir: Path) -> Path | None:
-    """The data file a run directory's manifest names, or ``None``."""
-    from jurist.runner import MANIFEST
-
-    manifest = run_dir / MANIFEST
-    if not manifest.is_file():
-        return None
-    try:
-        path = (json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}).get("path")
-    except (ValueError, AttributeError):
-        return None
-    return Path(path) if isinstance(path, str) else None

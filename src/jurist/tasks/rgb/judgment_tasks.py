@@ -22,14 +22,14 @@ from jurist.programs.rgb.program import (
     rejection_postprocess,
 )
 from jurist.report.review import Review
-from jurist.runner import Item, iter_run_results, run_lock
-from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task, write_exports
+from jurist.runner import Item
+from jurist.tasks._contract import JudgeBy, JudgeRun, Task
 from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.rgb import optimization
 from jurist.tasks.rgb.calibration import calibrate_rgb_judge
 from jurist.tasks.rgb.figures import judgment_gold_rows, judgment_review, with_gold_labels
 from jurist.tasks.rgb.judges import RGB_JUDGE_LABELS, JudgeKind, make_rgb_judge
-from jurist.tasks.rgb.judgments import judgment_items, read_judgments, summarize_judgments
+from jurist.tasks.rgb.judgments import gold_judgments, judgment_items, read_judgments, summarize_judgments
 
 __all__ = ["RGBErrorDetectionTask", "RGBJudgmentTask", "RGBRejectionTask"]
 
@@ -63,24 +63,10 @@ class RGBJudgmentTask(Task):
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         return summarize_judgments(self.kind, items, gold)
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score a recorded run; with ``gold``, the per-item table also holds the gold label
-        (``gold_<label>``) and ``agrees`` (see :func:`~jurist.tasks.rgb.figures.with_gold_labels`)."""
-        scores = super().score(run, options, gold=gold, write=False)
-        if gold is not None:
-            scores.items = with_gold_labels(self.kind, scores.items, read_judgments(gold))
-        path = Path(run[0] if isinstance(run, list) else run)
-        if write and path.is_dir():
-            with run_lock(path):
-                write_exports(path, scores, iter_run_results(path))
-        return scores
+    def gold_columns(self, items: pd.DataFrame, gold: str | Path, options: BaseModel) -> pd.DataFrame:
+        """The gold label (``gold_<label>``) and ``agrees`` (see
+        :func:`~jurist.tasks.rgb.figures.with_gold_labels`)."""
+        return with_gold_labels(self.kind, items, gold_judgments(gold))
 
     def review(self, options: BaseModel) -> Review:
         return judgment_review(self.kind)

@@ -27,10 +27,11 @@ from jurist.datasets.samples import resolve_input
 from jurist.metrics.gold_agreement import accuracy, agreement_by_label, cohens_kappa, confusion_matrix
 from jurist.metrics.rgb import judged_rate
 from jurist.runner import Item
+from jurist.tasks._read_once import read_once
 from jurist.tasks.calibration_rows import per_class_columns
 from jurist.tasks.rgb.judges import RGB_JUDGE_CLASSES, RGB_JUDGE_LABELS, JudgeKind, judge_inputs
 
-__all__ = ["RGBJudgments", "judgment_items", "read_judgments", "summarize_judgments"]
+__all__ = ["RGBJudgments", "gold_judgments", "judgment_items", "read_judgments", "summarize_judgments"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,12 @@ def read_judgments(path: str | Path) -> RGBJudgments:
     return RGBJudgments(path=file, rows=load_rgb_judgments(file), sha256=sha256_file(file))
 
 
+def gold_judgments(path: str | Path) -> RGBJudgments:
+    """The gold file's answers (:func:`read_judgments`), read once inside
+    :func:`~jurist.tasks._read_once.reading_once` for the summary and the gold columns."""
+    return read_once("rgb judgments", path, lambda: read_judgments(path))
+
+
 def judgment_items(kind: JudgeKind, dataset: RGBJudgments) -> list[Item]:
     """One runner item per answer: its id and the judge's inputs."""
     return [Item(id=str(row.id), inputs=judge_inputs(kind, row.question, row.answer)) for row in dataset]
@@ -66,11 +73,7 @@ def judgment_items(kind: JudgeKind, dataset: RGBJudgments) -> list[Item]:
 def _gold_agreement(kind: JudgeKind, items: pd.DataFrame, gold: str | Path) -> dict[str, Any]:
     label = RGB_JUDGE_LABELS[kind]
     yes, no = RGB_JUDGE_CLASSES[kind]
-    labels = {
-        str(row.id): row.label(label)
-        for row in load_rgb_judgments(resolve_input(gold))
-        if row.label(label) is not None
-    }
+    labels = {str(row.id): row.label(label) for row in gold_judgments(gold) if row.label(label) is not None}
     gold_labels: list[str] = []
     predicted: list[str] = []
     if label in items:
