@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
     from jurist.tasks._estimate import Estimate
     from jurist.tasks._metric import Metric, MetricValue
+    from jurist.tasks._read_once import read_once
     from jurist.tasks._registry import (
         ENTRY_POINT_GROUP,
         get_task,
@@ -51,6 +52,7 @@ __all__ = [
     "FoundTaskFile",
     "find_task_files",
     "get_task",
+    "read_once",
     "register_task",
     "run_task",
     "task_names",

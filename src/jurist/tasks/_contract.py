@@ -456,7 +456,7 @@ class Task:
         Called by :meth:`score` only with a gold file, after :meth:`summarize` (which is
         given the table without these columns) and before the declared metrics and
         :meth:`report` (which see them). An item without a gold row gets ``None``. Read the
-        file with :func:`~jurist.tasks._read_once.read_once`, so :meth:`summarize` and this
+        file with :func:`jurist.tasks.read_once`, so :meth:`summarize` and this
         part read it once. Default: ``items`` unchanged.
         """
         return items
