@@ -245,8 +245,8 @@ class LLMJudge:
         """With ``logprobs: true`` in the config: how the task weighs an accepted output by the
         reply's log-probabilities (the output, and the prediction's ``logprobs``, ``None`` when
         the provider returned none), giving the output to keep; ``None`` (the default) keeps
-        outputs as ``postprocess`` gave them. Set by the task that builds the judge
-        (:mod:`jurist.judges.logprobs`)."""
+        outputs as ``postprocess`` gave them. The task's :meth:`~jurist.tasks.Task.weigh`, set
+        by :meth:`~jurist.tasks.Task.make_judge` (:mod:`jurist.judges.logprobs`)."""
 
     @classmethod
     def deferred(

@@ -17,10 +17,14 @@ A task says, for one kind of judgment:
 - how rows are read and validated (:meth:`Task.read`; errors name file, row and field) and
   turned into runner items (:meth:`Task.items`), and what else decides those items that a
   resumed run directory must share (:meth:`Task.run_identity`);
-- its judges (:meth:`Task.make_judge`): the offline baseline for the default config, the
-  LLM program (:meth:`Task.program`, parsed and validated by :meth:`Task.postprocess`)
-  for a config that names a model, or a compiled program from ``jurist optimize``; what of
-  the data a judge needs besides its items (:meth:`Task.judge_options`);
+- its judges, which :meth:`Task.make_judge` composes from its parts: the offline baseline
+  (:meth:`Task.baseline`) for the default config, the LLM program (:meth:`Task.program`,
+  parsed and validated by :meth:`Task.postprocess`, with the task's DSPy adapter
+  :meth:`Task.adapter` and its weighing by log-probabilities :meth:`Task.weigh`) for a
+  config that names a model, or a compiled program from ``jurist optimize`` (compiled for
+  :attr:`Task.program_task`); where to find an LLM judge when the task has none
+  (:attr:`Task.llm_judge_hint`); what of the data a judge needs besides its items
+  (:meth:`Task.judge_options`);
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
   of :mod:`jurist.metrics`) and reported (:meth:`Task.report`), and how a run just judged
   is scored with the dataset it was judged from (:meth:`Task.score_judged`);
@@ -101,7 +105,7 @@ if TYPE_CHECKING:
     import dspy
 
     from jurist.judges.config import JudgeConfig
-    from jurist.judges.judge import Judge
+    from jurist.judges.judge import Judge, LLMJudge
     from jurist.optimization import MetricResult
     from jurist.runner import Item
     from jurist.tasks._item_labels import ItemLabels
@@ -224,6 +228,15 @@ class Task:
     demo_threshold: float = 1.0
     """The :meth:`example_score` a judged training example needs for its trace to become a
     few-shot demo (``jurist optimize`` with bootstrap or MIPRO)."""
+    program_task: ClassVar[str | None] = None
+    """The task a compiled program must have been compiled for (the ``task`` its ``jurist
+    optimize`` artifact records) to load into this task's judge; ``None``: this task's own
+    name. A recipe's part that runs another task's judge under a name of its own (each RGB
+    setting's Rej*/ED* judge) names that task, so it loads that task's artifacts."""
+    llm_judge_hint: ClassVar[str | None] = None
+    """For a task without an LLM program (:meth:`program`): where to find one, told when a
+    judge config names a model or a compiled program (pairwise-gold: ``use `jurist judge
+    pairwise` for an LLM judge``); ``None``: the tasks that can are pointed to."""
 
     # ------------------------------------------------------------------ construction
 
@@ -315,15 +328,47 @@ class Task:
         """The offline judge used when the config names no model."""
         raise self.unsupported("judge without a model (no offline baseline)")
 
+    def adapter(self, options: BaseModel, name: str) -> Callable[[], Any] | None:
+        """How the LLM judge's DSPy adapter (which formats prompts and parses answers) is
+        made, for the adapter the judge config names (``name``: ``chat``, ``json``, ...):
+        a function of no argument called when the judge is built. ``None`` (the default):
+        jurist's adapter of that name (:func:`jurist.judges.adapters.make_adapter`). A YAML
+        task's reads a label written with another letter case or spacing as the listed one.
+        It does not enter the judge's fingerprint."""
+        return None
+
+    def weigh(self, options: BaseModel) -> Callable[[dict[str, Any], Any], dict[str, Any]] | None:
+        """How an accepted output is weighed by its reply's token log-probabilities when the
+        judge config asks for them (``logprobs: true``): ``weigh(output, logprobs)`` -> the
+        output to keep (``logprobs`` is ``None`` when the provider returned none; see
+        :mod:`jurist.judges.logprobs`). ``None`` (the default): outputs are kept as
+        :meth:`postprocess` gives them."""
+        return None
+
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The judge a config names: the baseline, the LLM program, or a compiled program.
+        """The judge a config names, made of the task's parts: the :meth:`baseline` when it
+        names no model, else the LLM judge of :meth:`program` and :meth:`postprocess` (with
+        the task's :meth:`adapter` and :meth:`weigh`), compiled when it names a program
+        (an artifact of ``jurist optimize`` :attr:`program_task`, loaded with
+        :meth:`program_options`). Its finished verdicts are kept under the task's scope
+        (:mod:`jurist.judges.verdicts`).
 
         The LLM program of a task whose code is jurist's own (its class and the class's
         ``program`` and ``postprocess``) is built when first needed
         (:meth:`~jurist.judges.judge.LLMJudge.deferred`): a run whose every verdict is
-        cached builds it not, nor imports DSPy."""
+        cached builds it not, nor imports DSPy.
+
+        Raises:
+            ConfigError: The config names a model or a compiled program and the task has
+                no LLM program (the message says where to find one, :attr:`llm_judge_hint`).
+            InputError: The compiled program is not found.
+            ArtifactError: The artifact was compiled for another task or program.
+        """
         from jurist.errors import InputError
         from jurist.judges.judge import LLMJudge
+
+        if (config.program is not None or not config.is_baseline) and type(self).program is Task.program:
+            raise self._no_llm_judge()
 
         def postprocess(prediction: Any, inputs: dict[str, Any]) -> dict[str, Any]:
             return self.postprocess(prediction, inputs, options)
@@ -334,14 +379,17 @@ class Task:
             if not config.program.is_file():
                 raise InputError("compiled program not found", path=config.program, field="program")
             program, runtime = load_judge_program(
-                config, task=self.name, program=self.program(options), options=self.program_options(options)
+                config,
+                task=self.program_task or self.name,
+                program=self.program(options),
+                options=self.program_options(options),
             )
             judge = LLMJudge(program, runtime, postprocess)
             judge.verdict_scope = _verdict_scope(self, options, judge.program)
-            return judge
+            return self._fitted(judge, options)
         if config.is_baseline:
             return self.baseline(options)
-        return LLMJudge.deferred(
+        judge = LLMJudge.deferred(
             functools.partial(self.program, options),
             config,
             postprocess,
@@ -349,6 +397,22 @@ class Task:
             identity=_judge_identity(self, options),
             files=self._judge_files(),
         )
+        return self._fitted(judge, options)
+
+    def _fitted(self, judge: LLMJudge, options: BaseModel) -> LLMJudge:
+        """``judge`` with the task's :meth:`adapter` and :meth:`weigh`."""
+        make = self.adapter(options, judge.config.adapter)
+        if make is not None:
+            judge.use_adapter(make)
+        judge.weigh = self.weigh(options)
+        return judge
+
+    def _no_llm_judge(self) -> ConfigError:
+        """The refusal of a model or compiled program for a task without an LLM program."""
+        has_baseline = type(self).baseline is not Task.baseline
+        why = "it judges with the offline baseline only" if has_baseline else "it has no LLM program"
+        hint = self.llm_judge_hint or "the tasks that can list 'prompt' among their verbs (`jurist tasks`)"
+        return ConfigError(f"task {self.name!r} cannot run an LLM judge: {why}; {hint}", field="task")
 
     def _judge_files(self) -> list[Path]:
         """Files besides jurist's own code that decide this task's program (a task file, its
@@ -810,9 +874,11 @@ def _judge_identity(task: Task, options: BaseModel) -> dict[str, Any] | None:
 
 def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
     """What decides a verdict of ``task`` beyond the judge's fingerprint (the key of its
-    finished verdicts, :mod:`jurist.judges.verdicts`): the task's name, version and options,
-    the source of its ``postprocess`` (how an answer becomes a verdict), and the typed
-    fields of its program's signatures (a label list is a type, not in the program's state)."""
+    finished verdicts, :mod:`jurist.judges.verdicts`): the task's name (its
+    :attr:`Task.program_task` when it runs another task's judge, so the two share verdicts),
+    version and options, the source of its ``postprocess`` (how an answer becomes a
+    verdict), and the typed fields of its program's signatures (a label list is a type, not
+    in the program's state)."""
     import hashlib
     import inspect
     import json
@@ -827,7 +893,7 @@ def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
         for name, predictor in program.named_predictors()
     }
     scope = {
-        "task": task.name,
+        "task": task.program_task or task.name,
         "version": task.version,
         "options": options.model_dump(mode="json"),
         "postprocess": hashlib.sha256(reading.encode("utf-8")).hexdigest(),

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,6 @@ from jurist.tasks.declarative.spec import TaskFile, read_task_file, validate_tas
 if TYPE_CHECKING:
     import dspy
 
-    from jurist.judges.config import JudgeConfig
     from jurist.judges.judge import Judge
     from jurist.optimization import MetricResult
     from jurist.tasks._unit_verdicts import UnitVerdicts
@@ -193,21 +192,18 @@ class DeclarativeTask(Task):
             raise ConfigError(str(exc), path=self.source, field="examples") from None
         return make_program(self.spec, demos)
 
-    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The judge a config names (see :meth:`Task.make_judge`); an LLM judge reads a label
-        written with only a different letter case or spacing as the listed label, which the
-        output records (``normalised_from``) and the summary counts (``normalised_verdicts``),
-        and with ``logprobs: true`` weighs its verdict by the reply's token probabilities
+    def adapter(self, options: BaseModel, name: str) -> Callable[[], Any]:
+        """The config's adapter reading a label written with only a different letter case or
+        spacing as the listed label, which the output records (``normalised_from``) and the
+        summary counts (``normalised_verdicts``)."""
+        return functools.partial(_normalising_adapter, name)
+
+    def weigh(self, options: BaseModel) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+        """With ``logprobs: true``, the verdict weighed by the reply's token probabilities
         (:mod:`jurist.tasks.declarative.weighted`)."""
-        from jurist.judges.judge import LLMJudge
+        from jurist.tasks.declarative.weighted import weigh_output
 
-        judge = super().make_judge(config, options)
-        if isinstance(judge, LLMJudge):
-            from jurist.tasks.declarative.weighted import weigh_output
-
-            judge.use_adapter(functools.partial(_normalising_adapter, judge.config.adapter))
-            judge.weigh = functools.partial(weigh_output, self.spec)
-        return judge
+        return functools.partial(weigh_output, self.spec)
 
     def _judge_files(self) -> list[Path]:
         """The task file and its examples file (they decide the program)."""

@@ -13,7 +13,6 @@ from pydantic import BaseModel
 from jurist.datasets.pairwise.alpaca_eval import read_annotations
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError, InputError
-from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import Judge
 from jurist.optimization import MetricResult
 from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
@@ -375,6 +374,7 @@ class PairwiseGoldTask(PairwiseReview):
         "consistency_rate": "pairs with the same verdict in both orders",
     }
     Options = PairwiseGoldOptions
+    llm_judge_hint = "use `jurist judge pairwise` for an LLM judge"
 
     def read(self, path: str | Path, options: BaseModel) -> PairwiseData:
         """Read a pairs file (any shape ``load_pairs`` knows, with the ``map`` and ``split_vote`` options)."""
@@ -399,16 +399,6 @@ class PairwiseGoldTask(PairwiseReview):
 
     def baseline(self, options: BaseModel) -> Judge:
         return baseline_judge(_num_options(options))
-
-    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The offline baseline; a config naming a model or a compiled program is refused."""
-        if not config.is_baseline or config.program is not None:
-            raise ConfigError(
-                "task 'pairwise-gold' judges with the offline baseline only; "
-                "use `jurist judge pairwise` for an LLM judge",
-                field="task",
-            )
-        return self.baseline(options)
 
     def _agreement(self, files: list[Path], options: BaseModel) -> Scores:
         assert isinstance(options, PairwiseGoldOptions)

@@ -101,7 +101,10 @@ class _Wrapped(Task):
         return self.base.options(values)
 
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The probed task's judge for ``config``."""
+        """The probed task's judge for ``config``, handed through as a value: the probe's
+        runs are judged by the very judge ``jurist judge`` of that task makes (its
+        fingerprint and finished-verdict scope too), whether the contract composes it of
+        the task's parts or the task's judge is not one program (heritage)."""
         return self.base.make_judge(config, options)
 
 

@@ -22,10 +22,10 @@ from jurist.tasks.rgb.judges import (
     SETS,
     JudgeKind,
     SetName,
-    make_rgb_judge,
     make_rgb_responder,
     rgb_judge_configs,
 )
+from jurist.tasks.rgb.judgment_tasks import make_rgb_judge
 from jurist.tasks.rgb.options import RGBOptions
 from jurist.tasks.rgb.plan import SAMPLE, RGBFile, RGBPlan, find_rgb_files, plan_rgb_suite
 from jurist.tasks.rgb.run import RGBRun, RGBSetting, prediction_file_name

@@ -3,8 +3,6 @@ noise rates and passage number are defined in :mod:`jurist.datasets.rgb.protocol
 
 - :func:`make_rgb_responder`: the model under test, offline (extractive) or the configured LM
   prompted as RGB prompts it;
-- :func:`make_rgb_judge`: the Rej* (rejection) or ED* (error detection) judge, by keywords
-  offline, else the DSPy judge, compiled when the config names an artifact;
 - :func:`rgb_judge_configs`: which config (and compiled program) each of the two judges runs.
 """
 
@@ -19,16 +17,9 @@ from jurist.datasets.rgb.protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, P
 from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
-from jurist.optimization import load_judge_program, read_artifact
-from jurist.programs.rgb.baseline import ExtractiveResponder, keyword_error_detection, keyword_rejection
-from jurist.programs.rgb.program import (
-    ErrorDetectionJudge,
-    RejectionJudge,
-    RGBResponder,
-    error_detection_postprocess,
-    rejection_postprocess,
-    responder_postprocess,
-)
+from jurist.optimization import read_artifact
+from jurist.programs.rgb.baseline import ExtractiveResponder
+from jurist.programs.rgb.program import RGBResponder, responder_postprocess
 
 TASK = "rgb"
 JudgeKind = Literal["rejection", "error_detection"]
@@ -69,31 +60,6 @@ def make_rgb_responder(config: JudgeConfig, prompt: RGBPrompt | None = None) -> 
             raise InputError("compiled program not found", path=config.program, field="program")
         program.load(str(config.program))
     return LLMJudge(program, config, responder_postprocess)
-
-
-def make_rgb_judge(kind: JudgeKind, config: JudgeConfig | None = None) -> Judge:
-    """The Rej* (``rejection``) or ED* (``error_detection``) judge: tiered keywords offline
-    (``None`` or ``model: baseline`` with no program), else the DSPy judge with the
-    configured LM, compiled when ``config.program`` names an artifact of ``jurist optimize
-    rgb-rejection`` / ``rgb-error-detection`` (run with the artifact's own judge config when
-    the config names no model).
-
-    Raises:
-        InputError: ``config.program`` does not exist.
-        ArtifactError: The artifact was compiled for another task (e.g. the other RGB judge).
-    """
-    program = RejectionJudge() if kind == "rejection" else ErrorDetectionJudge()
-    postprocess = rejection_postprocess if kind == "rejection" else error_detection_postprocess
-    if config is not None and config.program is not None:
-        if not config.program.is_file():
-            raise InputError("compiled program not found", path=config.program, field="program")
-        compiled, runtime = load_judge_program(config, task=RGB_JUDGE_TASKS[kind], program=program)
-        return LLMJudge(compiled, runtime, postprocess)
-    if config is None or config.is_baseline:
-        function = keyword_rejection if kind == "rejection" else keyword_error_detection
-        name = "rgb-rejection-keywords" if kind == "rejection" else "rgb-error-keywords"
-        return BaselineJudge(function, name=name, version="1")
-    return LLMJudge(program, config, postprocess)
 
 
 def rgb_judge_configs(
@@ -149,7 +115,6 @@ __all__ = [
     "JudgeKind",
     "SetName",
     "judge_inputs",
-    "make_rgb_judge",
     "make_rgb_responder",
     "rgb_judge_configs",
 ]

@@ -28,10 +28,10 @@ from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.rgb import optimization
 from jurist.tasks.rgb.calibration import calibrate_rgb_judge
 from jurist.tasks.rgb.figures import judgment_gold_rows, judgment_review, with_gold_labels
-from jurist.tasks.rgb.judges import RGB_JUDGE_LABELS, JudgeKind, make_rgb_judge
+from jurist.tasks.rgb.judges import RGB_JUDGE_LABELS, RGB_JUDGE_TASKS, JudgeKind
 from jurist.tasks.rgb.judgments import gold_judgments, judgment_items, read_judgments, summarize_judgments
 
-__all__ = ["RGBErrorDetectionTask", "RGBJudgmentTask", "RGBRejectionTask"]
+__all__ = ["RGBErrorDetectionTask", "RGBJudgmentTask", "RGBRejectionTask", "make_rgb_judge"]
 
 
 class RGBJudgmentTask(Task):
@@ -56,9 +56,6 @@ class RGBJudgmentTask(Task):
         if self.kind == "rejection":
             return BaselineJudge(keyword_rejection, name="rgb-rejection-keywords", version="1")
         return BaselineJudge(keyword_error_detection, name="rgb-error-keywords", version="1")
-
-    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        return make_rgb_judge(self.kind, config)
 
     def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
         return summarize_judgments(self.kind, items, gold)
@@ -121,6 +118,7 @@ class RGBRejectionTask(RGBJudgmentTask):
     """Rej*: does an answer say the documents do not address the question?"""
 
     name = "rgb-rejection"
+    program_task = RGB_JUDGE_TASKS["rejection"]  # its suite's parts too (their names differ)
     kind = "rejection"
     optimized_metric = optimization.METRIC_NAMES["rejection"]
     description = (
@@ -141,6 +139,7 @@ class RGBErrorDetectionTask(RGBJudgmentTask):
     """ED*: does an answer say the documents contain factual errors?"""
 
     name = "rgb-error-detection"
+    program_task = RGB_JUDGE_TASKS["error_detection"]  # its suite's parts too (their names differ)
     kind = "error_detection"
     optimized_metric = optimization.METRIC_NAMES["error_detection"]
     description = (
@@ -156,3 +155,19 @@ class RGBErrorDetectionTask(RGBJudgmentTask):
         "accuracy": "agreement with the gold 'detects_error' labels",
         "kappa": "Cohen's kappa against the gold labels",
     }
+
+
+def make_rgb_judge(kind: JudgeKind, config: JudgeConfig | None = None) -> Judge:
+    """The judge the Rej* (``rejection``: ``rgb-rejection``) or ED* (``error_detection``:
+    ``rgb-error-detection``) task makes for ``config``: tiered keywords offline (``None`` or
+    ``model: baseline`` with no program), else the DSPy judge with the configured LM,
+    compiled when ``config.program`` names an artifact of ``jurist optimize rgb-rejection``
+    / ``rgb-error-detection`` (run with the artifact's own judge config when the config
+    names no model).
+
+    Raises:
+        InputError: ``config.program`` does not exist.
+        ArtifactError: The artifact was compiled for another task (e.g. the other RGB judge).
+    """
+    task = RGBRejectionTask() if kind == "rejection" else RGBErrorDetectionTask()
+    return task.make_judge(config or JudgeConfig(), task.options())

@@ -1,0 +1,85 @@
+"""The Rej* and ED* judges are made by the task contract from their parts, for the tasks
+``rgb-rejection`` / ``rgb-error-detection`` and for each RGB suite setting that judges its
+answers, so a compiled program loads the same way into both: the artifact check uses the
+task the program was compiled for (``Task.program_task``), not the suite part's own name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jurist.errors import ArtifactError
+from jurist.judges.config import JudgeConfig
+from jurist.judges.judge import BaselineJudge, LLMJudge
+from jurist.optimization import Artifact, DataSplit, write_artifact
+from jurist.optimization._artifact import program_state
+from jurist.programs.rgb.program import ErrorDetectionJudge, RejectionJudge
+from jurist.runner import versions
+from jurist.tasks import Task, get_task
+from jurist.tasks.rgb import make_rgb_judge
+
+
+def _artifact(task: str, path: Path) -> Path:
+    program = RejectionJudge() if task == "rgb-rejection" else ErrorDetectionJudge()
+    state = program_state(program)
+    state["judge"]["signature"]["instructions"] = f"Compiled instructions of {task}."
+    artifact = Artifact(
+        task=task,
+        optimizer={"name": "bootstrap", "settings": {}},
+        judge_config=JudgeConfig(
+            model="openai/compiled-for", api_base="http://127.0.0.1:9/v1", cache=False
+        ).model_dump(mode="json", exclude={"program"}),
+        data={"train": DataSplit(path="t", sha256="0" * 64, examples=1), "dev": None, "test": None},
+        versions=versions(),
+        scores={},
+        created_at="2026-01-01T00:00:00+00:00",
+        program=state,
+    )
+    return write_artifact(artifact, path)
+
+
+def _instructions(judge: LLMJudge) -> str:
+    return str(judge.program.dump_state()["judge"]["signature"]["instructions"])
+
+
+def test_the_suite_loads_compiled_judges_through_the_generic_path(tmp_path: Path):
+    rejection = _artifact("rgb-rejection", tmp_path / "rej.json")
+    detection = _artifact("rgb-error-detection", tmp_path / "ed.json")
+    suite = get_task("rgb")
+    recipe = suite.plan("sample:rgb", suite.options({"judge_program": [str(detection), str(rejection)]}))
+    judged = [part for part in recipe.parts if part.reads is not None]
+    assert {type(part.task).__name__ for part in judged} == {
+        "RGBAnswersRejection",
+        "RGBAnswersErrorDetection",
+    }
+    for part in judged:
+        task = part.task
+        assert type(task).make_judge is Task.make_judge  # no judge of its own: the task's parts
+        assert task.name.startswith("rgb ") and task.name != task.program_task
+        judge = task.make_judge(part.config, part.options)
+        assert isinstance(judge, LLMJudge)
+        assert _instructions(judge) == f"Compiled instructions of {task.program_task}."
+        assert judge.config.model == "openai/compiled-for"  # the artifact's own config runs it
+        # The standalone task loads the same artifact into the same judge, and their finished
+        # verdicts share one scope.
+        alone = get_task(task.program_task)
+        same = alone.make_judge(part.config, alone.options())
+        assert isinstance(same, LLMJudge)
+        assert same.fingerprint() == judge.fingerprint()
+        assert same.verdict_scope is not None and same.verdict_scope == judge.verdict_scope
+        # An artifact of the other judge is refused, naming both tasks.
+        other = detection if task.program_task == "rgb-rejection" else rejection
+        with pytest.raises(ArtifactError, match=f"not '{task.program_task}'"):
+            task.make_judge(JudgeConfig(program=other), part.options)
+
+
+def test_make_rgb_judge_is_the_task_judge(tmp_path: Path):
+    assert isinstance(make_rgb_judge("rejection"), BaselineJudge)
+    detection = get_task("rgb-error-detection")
+    assert make_rgb_judge("error_detection", JudgeConfig()).fingerprint() == (
+        detection.make_judge(JudgeConfig(), detection.options()).fingerprint()
+    )
+    rejection = _artifact("rgb-rejection", tmp_path / "rej.json")
+    judge = make_rgb_judge("rejection", JudgeConfig(program=rejection))
+    assert isinstance(judge, LLMJudge) and _instructions(judge) == "Compiled instructions of rgb-rejection."
