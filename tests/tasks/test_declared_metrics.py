@@ -1,7 +1,7 @@
 """A metric declared once (``jurist.Metric``) reaches every place a task's figures go:
 ``summary.json``, ``jurist score --json``, ``report.md``, ``report.html``, ``jurist tasks
 show``, the run comparison's headline figures, and the calibration leaderboard (CSV,
-Markdown, HTML) that ``jurist calibrate`` builds without a ``calibration_row`` of the task's.
+Markdown, HTML) that ``jurist calibrate`` builds without a ``calibration`` part of the task's.
 (MLflow: ``tests/tracking/test_mlflow_tracking.py``.)"""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 import jurist
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
+from jurist.jury.gold_row import calibration_row
 from jurist.jury.loop import one_judge
 from jurist.runner import iter_run_results
 from jurist.tasks import get_task, register_task
@@ -158,7 +159,7 @@ def test_a_yaml_task_subclass_keeps_its_figures_and_adds_its_metric_to_summary_a
     assert "| texts | baseline | 1.000 |" in (tmp_path / "cal" / "leaderboard.md").read_text(encoding="utf-8")
 
 
-def test_the_default_calibration_row_judges_the_gold_file_by_what_calibrate_hands_it(
+def test_the_default_calibration_row_is_over_the_run_of_what_calibrate_judges_by(
     texts: Path, tmp_path: Path
 ):
     task = get_task("test-caps-metric")
@@ -169,12 +170,12 @@ def test_the_default_calibration_row_judges_the_gold_file_by_what_calibrate_hand
         asked.append((Path(data), out, retry_failed, progress, only))
         return one_judge(task, spec.config)(data, out, options, retry_failed, progress, only=["a", "c"])
 
-    row, _ = task.calibration_row(texts, spec, tmp_path / "cal", {}, False, judge_by=two_items)
+    row, _ = calibration_row(task, texts, spec, tmp_path / "cal", {}, False, two_items)
     run_dir = judge_run_dir(tmp_path / "cal", spec) / "texts"
     assert asked == [(texts, run_dir, False, False, None)]
     # The row is over the run that judge_by wrote: the two texts it judged, not the file's four.
     assert (row["items"], row["failed"], row["run_dir"]) == (2, 0, str(run_dir))
     assert {result.id for result in iter_run_results(run_dir)} == {"a", "c"}
     # One judge alone (what calibrate hands for a single judge) judges the whole file.
-    alone, _ = task.calibration_row(texts, spec, tmp_path / "solo", {}, False, one_judge(task, spec.config))
+    alone, _ = calibration_row(task, texts, spec, tmp_path / "solo", {}, False, one_judge(task, spec.config))
     assert alone["items"] == 4

@@ -1,9 +1,9 @@
 """A jury in ``jurist calibrate``: a leaderboard row for the jury and one per juror, and the
 weights calibration can write back into a copy of the jury file.
 
-The jury's row is the task's own calibration row (its ``calibration_row`` hook), computed on the
-jury's run: the hook is handed the jury's panel as what judges the gold file (its ``judge_by``).
-Each juror's
+The jury's row is the row every judge gets (:func:`~jurist.jury.gold_row.calibration_row`: the task's
+own comparison with gold), computed on the jury's run: the jury's panel is what judges the gold
+file. Each juror's
 run is kept where its own leaderboard row (``JURY/JUROR``) reads it (the same path under the
 juror's folder as the jury's run under the jury's), so every juror is judged once and the jury's
 row costs no further call.
@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.jury.config import Jury, load_jury, write_weighted_copy
+from jurist.jury.gold_row import calibration_row
 from jurist.jury.loop import one_judge
 from jurist.jury.panel import jury_panel
 from jurist.jury.run import check_task, run_panel
@@ -93,11 +94,13 @@ def calibration_rows(
         panel = jury_panel(spec.jury, run_dirs=dirs)
         return run_panel(task, panel, data, run_dir, options, retry_failed=retry, progress=shown, only=only)
 
-    row, table = task.calibration_row(gold, spec, out, settings, progress, judge_by=run_jury)
+    row, table = calibration_row(task, gold, spec, out, settings, progress, run_jury)
     row["model"] = f"jury of {', '.join(jurors)} ({spec.jury.aggregate})"
     rows = [(row, table)]
     for juror in jurors.values():
-        rows.append(task.calibration_row(gold, juror, out, settings, progress, one_judge(task, juror.config)))
+        rows.append(
+            calibration_row(task, gold, juror, out, settings, progress, one_judge(task, juror.config))
+        )
     return rows
 
 

@@ -6,9 +6,9 @@ adds its jurors' rows). Then each model stage before the last gets the ``escalat
 reaches the target agreement with gold at the least cost: a grid over every combination of
 candidate thresholds (0, each confidence in the verdict the stage gave, and 1), each evaluated
 on the recorded judgments, with no further model call. The cascade's own row (``CASCADE``) is
-the task's calibration row of the cascade with the chosen thresholds, built from the stages'
-runs, so its usage is what the items' paths cost. The thresholds are written into a copy of
-the cascade file, ``OUT/CASCADE.calibrated.yaml``.
+the row every judge gets (:func:`~jurist.jury.gold_row.calibration_row`) for the cascade with
+the chosen thresholds, built from the stages' runs, so its usage is what the items' paths cost.
+The thresholds are written into a copy of the cascade file, ``OUT/CASCADE.calibrated.yaml``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from jurist.jury.cascade_build import build_cascade_run
 from jurist.jury.cascade_config import Cascade, Stage, load_cascade, write_calibrated_copy
 from jurist.jury.cascade_paths import StageRecord, stage_record, unsure_reason
 from jurist.jury.cascade_run import check_cascade
+from jurist.jury.gold_row import calibration_row
 from jurist.jury.loop import one_judge
 from jurist.report.review import Review
 from jurist.schemas import Usage
@@ -334,9 +335,8 @@ def calibration_rows(
             if isinstance(judge, JurySpec):
                 rows += jury_rows(task, path, judge, out, settings, progress)
             else:
-                rows.append(
-                    task.calibration_row(path, judge, out, settings, progress, one_judge(task, judge.config))
-                )
+                alone = one_judge(task, judge.config)
+                rows.append(calibration_row(task, path, judge, out, settings, progress, alone))
             run_dir = judge_run_dir(out, judge) / dataset
             records[stage.name] = stage_record(run_dir, task.score(run_dir, options, gold=file).items)
         ids = [item.id for item in task.items(task.read(file, options), options)]
@@ -346,7 +346,7 @@ def calibration_rows(
     stand_in = JudgeSpec(spec.name, _stand_in(chosen, cascade.path))
     for path, (_, _, records) in zip(gold, files, strict=True):
         built = _building_from(task, chosen, records)
-        row, table = task.calibration_row(path, stand_in, out, settings, progress, judge_by=built)
+        row, table = calibration_row(task, path, stand_in, out, settings, progress, built)
         row["model"] = "cascade of " + " > ".join(stage.name for stage in cascade.stages)
         rows.append((row, table))
     copy = write_calibrated_copy(cascade, choice.thresholds, calibrated_copy_path(spec, out), float(target))

@@ -37,11 +37,10 @@ A task says, for one kind of judgment:
   gold, the agreement and the confidence, and what label a person may give an item), the
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
   in ``jurist view`` become (:meth:`Task.gold_rows`);
-- the rows calibration compares against gold (:meth:`Task.calibration_row`; the columns every
-  row has are built once by :func:`jurist.tasks.calibration_rows.leaderboard_row`, and a task
-  whose metrics compare with gold is calibrated without writing it). The ``calibrate`` verb
-  decides how a gold file is judged (one judge, a jury, a cascade) and hands that to the row as
-  a value (a :class:`JudgeBy`), so one row serves every judge kind;
+- how its judged gold items compare with gold (:meth:`Task.calibration`: what of a gold file
+  to judge, and its own figures and per-label table of the run; a task whose metrics compare
+  with gold is calibrated without writing it). The ``calibrate`` verb judges the gold file
+  (one judge, a jury, a cascade) and builds the columns every leaderboard row has, once;
 - what a jury votes on when its verdict is derived from several items (:meth:`Task.panel_verdicts`),
   or when one item's output holds many labels (:meth:`Task.panel_labels`);
 - what ``jurist optimize`` maximizes: how one judged gold example scores, with feedback in
@@ -58,11 +57,11 @@ The pipeline (read → items → judge with the batch runner → score → write
 hook: :func:`jurist.jury.loop.run_judgment` composes it from these parts for every judged
 run, so a task overrides a part only where its judgment differs. A task with a recipe is run
 by :func:`jurist.jury.loop.run_recipe`: each part an ordinary run into its own
-sub-directory, then the task's :meth:`Task.combine`. No task package calls the runner: a
-task's calibration judges its gold file by the :class:`JudgeBy` the ``calibrate`` verb hands
-it. A hook a task cannot serve raises :class:`~jurist.errors.ConfigError` through :meth:`Task.unsupported`, so
-``jurist optimize gates`` says that gates cannot be optimized rather than failing somewhere
-inside.
+sub-directory, then the task's :meth:`Task.combine`. No task package calls the runner: the
+``calibrate`` verb judges a gold file by a :class:`JudgeBy` (one judge, a jury, a cascade) and
+hands the run to the task's comparison. A hook a task cannot serve raises
+:class:`~jurist.errors.ConfigError` through :meth:`Task.unsupported`, so ``jurist optimize
+gates`` says that gates cannot be optimized rather than failing somewhere inside.
 
 Three ways to add a task: a YAML file (``get_task("file.yaml")``, no code), a subclass
 registered with :func:`jurist.register_task`, or a subclass published by another package
@@ -85,6 +84,7 @@ from jurist.report.console import Headline, compact_table, headline_line
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.schemas import ItemResult
+from jurist.tasks._calibration import CalibrationPlan, GoldAgreement
 from jurist.tasks._metric import Metric, computed_metrics, metric_list, metric_markdown, metric_values
 from jurist.tasks._read_once import reading_once
 from jurist.tasks._results import (
@@ -110,9 +110,10 @@ if TYPE_CHECKING:
     from jurist.runner import Item
     from jurist.tasks._item_labels import ItemLabels
     from jurist.tasks._unit_verdicts import UnitVerdicts
-    from jurist.tasks.calibration_rows import JudgeSpec
 
 __all__ = [
+    "CalibrationPlan",
+    "GoldAgreement",
     "JudgeBy",
     "JudgeRun",
     "JudgedItems",
@@ -267,7 +268,7 @@ class Task:
         """The verbs this task serves (``judge``, ``score``, ``calibrate``, ``optimize``, ``prompt``)."""
         found = ["judge", "score"]
         kind = type(self)
-        if kind.calibration_row is not Task.calibration_row or self._gold_metrics():
+        if kind.calibration is not Task.calibration or self._gold_metrics():
             found.append("calibrate")
         if kind.example_score is not Task.example_score:
             found.append("optimize")
@@ -628,58 +629,40 @@ class Task:
 
     # ------------------------------------------------------------------ calibration
 
-    def calibration_row(
-        self,
-        gold: str | Path,
-        spec: JudgeSpec,
-        out: Path,
-        settings: dict[str, Any],
-        progress: bool,
-        judge_by: JudgeBy,
-    ) -> tuple[dict[str, Any], pd.DataFrame]:
-        """Judge one gold file by ``spec`` and compare the judgments with the gold labels.
+    def calibration(self, gold: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+        """What ``jurist calibrate`` judges of a gold file, and how its run compares with gold.
 
-        Returns the leaderboard row (columns of
-        :data:`jurist.report.calibrate.LEADERBOARD_COLUMNS` that apply, plus any of the
-        task's own) and the per-label table (``side``, ``label``, ``n``, ``agreed``,
-        ``rate``, ``rate_low``, ``rate_high``). ``settings`` holds ``n_resamples``,
-        ``confidence``, ``seed`` and ``options`` (the task's options). A task builds the
-        columns every row has with :func:`~jurist.tasks.calibration_rows.leaderboard_row`.
+        ``gold`` is the gold file (``sample:NAME`` already resolved); ``settings`` holds
+        ``n_resamples``, ``confidence`` and ``seed`` (of the intervals), ``options`` (the
+        task's options) and each option by name. The hook reads the gold file and refuses one
+        that holds no gold label (:class:`~jurist.errors.InputError`), then returns a
+        :class:`~jurist.tasks._calibration.CalibrationPlan`: the options to judge with, the
+        items to judge, the run's folder, and ``compare``, which turns the finished run into
+        the task's :class:`~jurist.tasks._calibration.GoldAgreement` (its figures, per-label
+        table and counts).
 
-        The gold file is judged by calling ``judge_by`` (a :class:`JudgeBy`), never by a
-        judging loop of the row's own: the ``calibrate`` verb passes a jury's or a cascade's,
-        or one judge's (:func:`jurist.jury.loop.one_judge`). So the row a task computes
-        for one judge is computed the same way on a jury's or a cascade's run.
+        It judges nothing: the ``calibrate`` verb judges the gold file (by one judge, a jury or
+        a cascade) into ``OUT/runs/{judge}-{fingerprint}/{folder}`` (resumed on a rerun),
+        hands the run to ``compare``, and builds the leaderboard row: the columns every row has
+        (:func:`~jurist.tasks.calibration_rows.leaderboard_row`), the task's figures, and the
+        declared metrics from the run's summary. So what a task compares for one judge is
+        compared the same way on a jury's or a cascade's run.
 
-        The default, for a task with a :class:`~jurist.tasks._metric.Metric` that needs
-        gold: judge the gold file by ``judge_by`` into
-        ``OUT/runs/{judge}-{fingerprint}/{dataset}`` (resumed on a rerun), and give the
-        common columns over its items; the ``calibrate`` verb adds the declared metrics
-        from the run's summary. Other tasks cannot be calibrated unless they override it.
+        The default, for a task with a :class:`~jurist.tasks._metric.Metric` that needs gold:
+        every item of the gold file, judged with the given options into the dataset's folder;
+        the row has the common columns over its items and the declared metrics. Other tasks
+        cannot be calibrated unless they override it.
         """
         if not self._gold_metrics():
             raise self.unsupported("be calibrated (it has no gold labels to compare with)")
-        from jurist.datasets.samples import resolve_input
-        from jurist.runner import call_blocking
-        from jurist.tasks.calibration_rows import (
-            dataset_name,
-            judge_run_dir,
-            label_table,
-            leaderboard_row,
-            run_results,
-        )
+        from jurist.tasks.calibration_rows import run_results
 
-        file = resolve_input(gold)
-        dataset = dataset_name(gold)
-        run_dir = judge_run_dir(out, spec) / dataset
-        options = settings.get("options") or self.options()
-        call_blocking(judge_by, file, run_dir, options, False, progress)
-        results = run_results(run_dir)
-        failed = sum(result.status == "failed" for result in results)
-        row = leaderboard_row(
-            self.name, dataset, spec, run_dir, items=len(results), failed=failed, results=results
-        )
-        return row, label_table().assign(dataset=dataset, judge=spec.name)
+        def compare(run: JudgeRun) -> GoldAgreement:
+            results = run_results(run.run_dir)
+            failed = sum(result.status == "failed" for result in results)
+            return GoldAgreement(items=len(results), failed=failed, results=results)
+
+        return CalibrationPlan(options=settings.get("options") or self.options(), compare=compare)
 
     # ------------------------------------------------------------------ optimization
 
@@ -903,13 +886,15 @@ def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
 
 
 class JudgeBy(Protocol):
-    """How a gold file is judged for a calibration row:
+    """How the ``calibrate`` verb judges a gold file for a leaderboard row:
     ``(data, out, options, retry_failed, progress, *, only=None) -> JudgeRun``.
 
     It judges the items of ``data`` (only those whose id is in ``only``, if given) into the
     run directory ``out`` and returns the scored run: one judge
-    (:func:`jurist.jury.loop.one_judge`), or a jury's or a cascade's run, as the ``calibrate``
-    verb decides (:mod:`jurist.jury.calibrate`, :mod:`jurist.jury.cascade_calibrate`).
+    (:func:`jurist.jury.loop.one_judge`), or a jury's or a cascade's run
+    (:mod:`jurist.jury.calibrate`, :mod:`jurist.jury.cascade_calibrate`). The verb calls it
+    with what the task's :meth:`Task.calibration` plan says
+    (:func:`jurist.jury.gold_row.calibration_row`).
     """
 
     def __call__(

@@ -1,15 +1,15 @@
 """The dry run of ``calibrate``: items, cached items, tokens and cost per judge and gold file,
 calling nothing and writing nothing.
 
-``calibrate`` judges through each task's ``calibration_row`` hook, which chooses the items
-and the run directory (some tasks judge a gold file's rows, others the pairs or subtasks
-made from them). So the dry run starts that hook for every single judge calibration would
-run (each judge; each juror of a jury; each stage of a cascade, which calibration judges on
-every gold item) inside :func:`jurist.runner.plan.planning`: the runner hands back the judge,
-the items and the run directory it was given, before it reads or writes anything, and each
-is estimated as ``jurist judge --dry-run`` estimates a judge
-(:func:`jurist.tasks._estimate.judge_row`). A hook that judges more than once per gold file
-is counted by its first run.
+Each task's :meth:`~jurist.Task.calibration` chooses the items, the options and the run
+directory of a gold file (some tasks judge a gold file's rows, others the pairs or subtasks
+made from them). So the dry run starts calibrate's row
+(:func:`jurist.jury.gold_row.calibration_row`) for every single judge calibration would run
+(each judge; each juror of a jury; each stage of a cascade, which calibration judges on every
+gold item) inside :func:`jurist.runner.plan.planning`: the runner hands back the judge, the
+items and the run directory it was given, before it reads or writes anything, and each is
+estimated as ``jurist judge --dry-run`` estimates a judge
+(:func:`jurist.tasks._estimate.judge_row`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from jurist.judges.config import JudgeConfig
+from jurist.jury.gold_row import calibration_row
 from jurist.jury.loop import one_judge
 from jurist.runner.plan import Planned, PlannedRun, planning
 from jurist.tasks._contract import Task
@@ -40,7 +41,9 @@ def _planned(
     counting = JudgeSpec(spec.name, offline_config(spec.config))  # the same fingerprint, run directory
     with planning():
         try:
-            task.calibration_row(gold, counting, out, dict(settings), False, one_judge(task, counting.config))
+            calibration_row(
+                task, gold, counting, out, dict(settings), False, one_judge(task, counting.config)
+            )
         except Planned as planned:
             return planned.run
     return None

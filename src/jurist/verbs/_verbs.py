@@ -474,6 +474,7 @@ def _calibration_rows(
     target_agreement: float | None,
 ) -> tuple[list[dict[str, Any]], list[pd.DataFrame]]:
     from jurist.jury import CascadeSpec, JurySpec, calibration_rows, cascade_calibration_rows
+    from jurist.jury.gold_row import calibration_row
 
     rows: list[dict[str, Any]] = []
     tables: list[pd.DataFrame] = []
@@ -485,7 +486,7 @@ def _calibration_rows(
                 found_rows = calibration_rows(found, path, spec, out_dir, settings, progress)
             else:
                 judge_by = one_judge(found, spec.config)
-                found_rows = [found.calibration_row(path, spec, out_dir, settings, progress, judge_by)]
+                found_rows = [calibration_row(found, path, spec, out_dir, settings, progress, judge_by)]
             for row, by_label in found_rows:
                 rows.append(row)
                 tables.append(by_label)
@@ -546,7 +547,7 @@ def calibrate(
     same calibration again reads finished judgments back instead of calling a provider.
 
     Args:
-        task: A task whose :meth:`~jurist.tasks.Task.calibration_row` compares with gold.
+        task: A task whose :meth:`~jurist.tasks.Task.calibration` compares with gold.
         gold: Gold sets, each one dataset of the leaderboard: files (``sample:NAME``
             allowed), pandas DataFrames or lists of dicts (one set may be given alone).
             Rows given in memory are kept as ``OUT/data/rows-<12 hex digits>.jsonl``, the

@@ -19,25 +19,18 @@ the expected scores), for pairwise ``weighted_win_rate_B`` (with its interval).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
-from jurist.tasks._contract import JudgeBy
-from jurist.tasks.calibration_rows import (
-    NAN,
-    JudgeSpec,
-    dataset_name,
-    judge_run_dir,
-    leaderboard_row,
-    run_results,
-)
+from jurist.tasks._calibration import CalibrationPlan, GoldAgreement
+from jurist.tasks._results import JudgeRun
+from jurist.tasks.calibration_rows import NAN, run_results
 from jurist.tasks.declarative.agreement import gold_agreement, pair_figures
-from jurist.tasks.declarative.data import positions_of, read_gold_columns, split_item_id
+from jurist.tasks.declarative.data import GoldColumns, positions_of, read_gold_columns, split_item_id
 from jurist.tasks.declarative.scoring import (
     expected_score_agreement,
     pairs_table,
@@ -50,7 +43,7 @@ if TYPE_CHECKING:
     from jurist.tasks._contract import Task
     from jurist.tasks.declarative.spec import TaskFile
 
-__all__ = ["calibration_row"]
+__all__ = ["calibration"]
 
 _INTERVAL = ("", "_low", "_high")
 
@@ -60,38 +53,43 @@ def _copy(row: dict[str, Any], figures: dict[str, Any], source: str, target: str
         row[(target or source) + suffix] = figures.get(source + suffix, NAN)
 
 
-def calibration_row(
-    task: Task,
-    task_spec: TaskFile,
-    gold: str | Path,
-    spec: JudgeSpec,
-    out: Path,
-    settings: dict[str, Any],
-    progress: bool,
-    judge_by: JudgeBy,
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """Judge ``gold`` by ``judge_by`` (what ``calibrate`` hands: one judge, a jury or a cascade; resumed from
-    ``OUT/runs/...``) and build its row.
+def calibration(task: Task, task_spec: TaskFile, file: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+    """Every row of the gold file judged (a pairwise row in both orders), compared with the rows
+    that carry a gold verdict (see the module).
 
     ``task`` is the YAML task and ``task_spec`` its task file.
+
+    Raises:
+        ConfigError: The task file names no gold column.
+        InputError: No row carries a gold verdict.
     """
     if task_spec.gold is None:
         raise task.unsupported("be calibrated (the task file names no 'gold' column)")
-    file = resolve_input(gold)
-    dataset = dataset_name(gold)
     every = read_gold_columns(task_spec, file)
     gold_rows = every.labelled()
     if not len(gold_rows):
         raise InputError("no row carries a gold verdict", path=file, field=task_spec.gold)
-    run_dir = judge_run_dir(out, spec) / dataset
-    options = settings.get("options") or task.options()
-    run = judge_by(file, run_dir, options, False, progress)
+
+    def compare(run: JudgeRun) -> GoldAgreement:
+        return _agreement(task_spec, every, gold_rows, run, settings)
+
+    return CalibrationPlan(options=settings.get("options") or task.options(), compare=compare)
+
+
+def _agreement(
+    task_spec: TaskFile,
+    every: GoldColumns,
+    gold_rows: GoldColumns,
+    run: JudgeRun,
+    settings: Mapping[str, Any],
+) -> GoldAgreement:
     items = run.items
     labelled_ids = set(gold_rows.ids.tolist())
-    results = [r for r in run_results(run_dir) if split_item_id(r.id)[0] in labelled_ids]
+    results = [r for r in run_results(run.run_dir) if split_item_id(r.id)[0] in labelled_ids]
     failed = sum(r.status == "failed" for r in results)
     judgments = len(gold_rows) * (2 if task_spec.kind == "pairwise" else 1)
     own: dict[str, Any] = {"auroc": NAN, "auroc_low": NAN, "auroc_high": NAN}
+    recorded: dict[str, Any] = {}
     stats = {key: settings[key] for key in ("n_resamples", "confidence", "seed")}
     if task_spec.kind == "pairwise":
         pairs = pairs_table(items, every)
@@ -112,7 +110,7 @@ def calibration_row(
         _copy(own, bias, "longer_win_rate")
         for name in ("gold_longer_rate", "length_bias", "length_bias_abs"):
             own[name] = bias.get(name, NAN)
-        settings.setdefault("length_unit", "words")
+        recorded["length_unit"] = "words"
     else:
         ok = items[items["status"] == "ok"] if "status" in items else items.iloc[0:0]
         # Each gold row's answered item (the last one with its id), in the gold file's order.
@@ -140,13 +138,13 @@ def calibration_row(
             for name in ("mae", "spearman", "kendall_tau"):
                 own[f"expected_{name}"] = expected[name]
         if task_spec.kind == "score":
-            settings.setdefault("agreement_names", {"accuracy": "exact agreement", "kappa": "QWK"})
+            recorded["agreement_names"] = {"accuracy": "exact agreement", "kappa": "QWK"}
             _copy(own, figures, "exact_agreement", "accuracy")
             _copy(own, figures, "qwk", "kappa")
             _copy(own, figures, "mae")
             _copy(own, figures, "spearman")
         elif task_spec.kind == "labels":
-            settings.setdefault("agreement_names", {"accuracy": "exact match"})
+            recorded["agreement_names"] = {"accuracy": "exact match"}
             _copy(own, figures, "exact_match", "accuracy")
             own.update(kappa=NAN, kappa_low=NAN, kappa_high=NAN)
             _copy(own, figures, "micro_f1")
@@ -156,16 +154,12 @@ def calibration_row(
             _copy(own, figures, "kappa")
             if "auroc" in figures:
                 _copy(own, figures, "auroc")
-    row = leaderboard_row(
-        task.name,
-        dataset,
-        spec,
-        run_dir,
+    return GoldAgreement(
         items=len(gold_rows),
         judgments=judgments,
         failed=failed,
         results=results,
         by_label=by_label,
         figures=own,
+        settings=recorded,
     )
-    return row, by_label.assign(dataset=dataset, judge=spec.name)

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import JudgeBy, Scores, Task
+from jurist.tasks._contract import Scores, Task
 from jurist.tasks._metric import Metric, metric_list
 from jurist.tasks.declarative.data import DeclarativeDataset, Row, pair_items, read_rows, rows_from_records
 from jurist.tasks.declarative.spec import TaskFile, read_task_file, validate_task
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
     from jurist.judges.judge import Judge
     from jurist.optimization import MetricResult
+    from jurist.tasks._calibration import CalibrationPlan
     from jurist.tasks._unit_verdicts import UnitVerdicts
-    from jurist.tasks.calibration_rows import JudgeSpec
 
 __all__ = ["DeclarativeTask", "load_task_file"]
 
@@ -329,18 +329,12 @@ class DeclarativeTask(Task):
 
     # ------------------------------------------------------------------ calibration and optimization
 
-    def calibration_row(
-        self,
-        gold: str | Path,
-        spec: JudgeSpec,
-        out: Path,
-        settings: dict[str, Any],
-        progress: bool,
-        judge_by: JudgeBy,
-    ) -> tuple[dict[str, Any], pd.DataFrame]:
-        from jurist.tasks.declarative.calibration import calibration_row
+    def calibration(self, gold: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+        """Every row judged; the rows with a gold verdict compared by the output's kind (see
+        :mod:`jurist.tasks.declarative.calibration`)."""
+        from jurist.tasks.declarative.calibration import calibration
 
-        return calibration_row(self, self.spec, gold, spec, out, settings, progress, judge_by)
+        return calibration(self, self.spec, gold, settings)
 
     def gold_examples(self, path: str | Path, options: BaseModel) -> list[dspy.Example]:
         """The rows with a gold verdict, read by :meth:`read` (a pairwise row in both orders)."""

@@ -2,15 +2,16 @@
 
 ``jurist calibrate TASK --gold FILE`` with ``TASK`` one of ``heritage-ner``,
 ``heritage-classification``, ``heritage-linking``, ``heritage-qa`` (the names of
-``jurist optimize``) runs each judge as ``jurist judge TASK`` would (an ordinary run of the sub-task's task),
-into ``OUT/runs/{judge}-{fingerprint}/{dataset}/{subtask}/`` (a rerun reads finished
-judgments back), and compares its outputs with the gold of the texts that carry that
-kind of gold. The judge extracts the entity types of the task option ``labels``
-(``heritage-ner``; default: the seven heritage types, and then every gold span counts;
-with other labels, only gold spans of those types) and links against the knowledge base of
-the task option ``kb`` (``heritage-linking``; default: the bundled subset). One text is
-one judgment; a text whose judgment failed is counted in ``failed`` and left out of every
-figure, never scored. Intervals are percentile
+``jurist optimize``) has each judge judge every text of the gold file as ``jurist judge
+TASK`` would (an ordinary run of the sub-task's task), into
+``OUT/runs/{judge}-{fingerprint}/{dataset}/{subtask}/`` (a rerun reads finished judgments
+back); the sub-task's ``calibration`` part (:func:`subtask_calibration`) compares its
+outputs with the gold of the texts that carry that kind of gold. The judge extracts the
+entity types of the task option ``labels`` (``heritage-ner``; default: the seven heritage
+types, and then every gold span counts; with other labels, only gold spans of those types)
+and links against the knowledge base of the task option ``kb`` (``heritage-linking``;
+default: the bundled subset). One text is one judgment; a text whose judgment failed is
+counted in ``failed`` and left out of every figure, never scored. Intervals are percentile
 bootstraps over texts (the mentions, spans and questions of one text stay together), with
 the resamples, confidence and seed of the calibration. Columns, besides the common
 ones (failed rate, tokens, cost, latency per judgment):
@@ -41,7 +42,7 @@ them fails: gate heritage rows with ``--max-failed-rate``, and the type rows wit
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -63,23 +64,14 @@ from jurist.metrics.heritage.linking import linking_example_score
 from jurist.metrics.heritage.ner import match_entities
 from jurist.metrics.heritage.qa import faithfulness, qa_example_score
 from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
-from jurist.runner import call_blocking
 from jurist.schemas import ItemResult
 from jurist.signatures.heritage import HeritageOutput
-from jurist.tasks._contract import JudgeBy, Task
-from jurist.tasks.calibration_rows import (
-    NAN,
-    JudgeSpec,
-    bootstrap,
-    dataset_name,
-    judge_run_dir,
-    label_agreement,
-    leaderboard_row,
-    ratio,
-    run_results,
-)
+from jurist.tasks._calibration import DATASET, CalibrationPlan, GoldAgreement
+from jurist.tasks._contract import Task
+from jurist.tasks._results import JudgeRun
+from jurist.tasks.calibration_rows import NAN, bootstrap, label_agreement, ratio, run_results
 
-__all__ = ["calibrate_subtask"]
+__all__ = ["subtask_calibration"]
 
 _LABEL_COLUMNS = ["side", "label", "n", "agreed", "rate", "rate_low", "rate_high"]
 Scored = list[tuple[HeritageGoldEntry, HeritageOutput]]
@@ -264,63 +256,53 @@ _SUBTASKS: dict[str, tuple[str, Callable[[HeritageGoldEntry], bool], Measure]] =
 }
 
 
-def calibrate_subtask(
+def subtask_calibration(
     task: Task,
     options: BaseModel,
-    gold_path: str | Path,
-    spec: JudgeSpec,
-    out: Path,
-    settings: dict[str, Any],
-    progress: bool,
+    file: Path,
+    settings: Mapping[str, Any],
     *,
     labels: Sequence[str] = ENTITY_LABELS,
     tags: TagDecoding | None = None,
-    judge_by: JudgeBy,
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """The leaderboard row of one judge for one heritage calibration task (see the module docstring).
+) -> CalibrationPlan:
+    """What ``jurist calibrate`` judges for one heritage calibration task, and how its run
+    compares with gold (see the module docstring).
 
     Args:
         task: ``heritage-ner``, ``heritage-classification``, ``heritage-linking`` or ``heritage-qa``.
         options: Its options (every text of the gold is judged, whatever their ``split``).
-        gold_path: The heritage gold file.
-        spec: The judge.
-        out: The calibration's directory (runs go to ``OUT/runs/...``).
+        file: The heritage gold file.
         settings: ``n_resamples``, ``confidence`` and ``seed`` of the intervals.
-        progress: Show the runner's progress bar.
         labels: The entity types the judge extracts (those of ``options``).
         tags: How a token-tag gold file is decoded (those of ``options``; default: lenient).
-        judge_by: What judges the gold file (one judge, a jury or a cascade: what ``calibrate`` hands).
+
+    Raises:
+        InputError: The gold file is malformed, or no entry carries the sub-task's gold.
     """
     subtask, has_gold, measure = _SUBTASKS[task.name]
-    gold = load_heritage_gold(gold_path, tags=tags)
+    gold = load_heritage_gold(file, tags=tags)
     entries = [entry for entry in gold.entries if has_gold(entry)]
     if not entries:
         raise InputError(f"no entry carries {subtask} gold", path=gold.path)
-    file = gold.path or Path(gold_path)
-    dataset = dataset_name(file)
-    run_dir = judge_run_dir(out, spec) / dataset / subtask
     if subtask == "ner" and tuple(labels) != ENTITY_LABELS:
         measure = partial(_measure_ner, allowed=frozenset(labels))
+
+    def compare(run: JudgeRun) -> GoldAgreement:
+        results: dict[str, ItemResult] = {r.id: r for r in run_results(run.run_dir)}
+        judged = [results[entry.id] for entry in entries if entry.id in results]
+        scored: Scored = [
+            (entry, HeritageOutput.model_validate(results[entry.id].output))
+            for entry in entries
+            if entry.id in results and results[entry.id].status == "ok"
+        ]
+        figures, by_label = measure(scored, dict(settings))
+        return GoldAgreement(
+            items=len(entries),
+            failed=len(entries) - len(scored),
+            results=judged,
+            by_label=by_label,
+            figures=figures,
+        )
+
     whole = options.model_copy(update={"split": None, "compare": None})
-    call_blocking(judge_by, file, run_dir, whole, False, progress)
-    results: dict[str, ItemResult] = {r.id: r for r in run_results(run_dir)}
-    judged = [results[entry.id] for entry in entries if entry.id in results]
-    scored: Scored = [
-        (entry, HeritageOutput.model_validate(results[entry.id].output))
-        for entry in entries
-        if entry.id in results and results[entry.id].status == "ok"
-    ]
-    failed = len(entries) - len(scored)
-    figures, by_label = measure(scored, settings)
-    row = leaderboard_row(
-        task.name,
-        dataset,
-        spec,
-        run_dir,
-        items=len(entries),
-        failed=failed,
-        results=judged,
-        by_label=by_label,
-        figures=figures,
-    )
-    return row, by_label.assign(dataset=dataset, judge=spec.name)
+    return CalibrationPlan(options=whole, compare=compare, folder=f"{DATASET}/{subtask}")

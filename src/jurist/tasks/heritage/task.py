@@ -4,12 +4,12 @@ that judges and scores that sub-task alone, and is calibrated and optimized on i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import dspy
-import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.heritage.conll import TagDecoding, is_token_tag_file
@@ -29,10 +29,10 @@ from jurist.programs.heritage.program import (
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
-from jurist.tasks._contract import JudgeBy, JudgeRun, Postprocess, Scores, Task, json_ready
-from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks._calibration import CalibrationPlan
+from jurist.tasks._contract import JudgeRun, Postprocess, Scores, Task, json_ready
 from jurist.tasks.heritage import optimize_linking_qa, optimize_text
-from jurist.tasks.heritage.calibration import calibrate_subtask
+from jurist.tasks.heritage.calibration import subtask_calibration
 from jurist.tasks.heritage.compare import compare_heritage
 from jurist.tasks.heritage.figures import heritage_figures, heritage_review, type_gold_rows
 from jurist.tasks.heritage.judging import (
@@ -267,29 +267,12 @@ class _SubTask(HeritageTask):
             tags=tag_decoding(options),
         )
 
-    def calibration_row(
-        self,
-        gold: str | Path,
-        spec: JudgeSpec,
-        out: Path,
-        settings: dict[str, Any],
-        progress: bool,
-        judge_by: JudgeBy,
-    ) -> tuple[dict[str, Any], pd.DataFrame]:
+    def calibration(self, gold: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+        """Every text of the gold file judged (whatever the ``split`` option), compared with
+        the texts that carry this sub-task's gold (see :mod:`jurist.tasks.heritage.calibration`)."""
         options = self.options(settings.get("options"))
         setup = self.setup(options)
-        return calibrate_subtask(
-            self,
-            options,
-            gold,
-            spec,
-            out,
-            settings,
-            progress,
-            labels=setup.labels,
-            tags=setup.tags,
-            judge_by=judge_by,
-        )
+        return subtask_calibration(self, options, gold, settings, labels=setup.labels, tags=setup.tags)
 
     def program_options(self, options: BaseModel) -> dict[str, Any]:
         """The entity types when they are not the default ones (they change the extractor)."""

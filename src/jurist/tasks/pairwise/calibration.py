@@ -7,39 +7,29 @@ a score, so there is no AUROC. Bias probes: consistency across the two orders, t
 of decisive judgments that chose the first position, and how often the longer response
 won (against how often gold prefers the longer one).
 
-The judge runs through the judging loop every task runs (:data:`JudgeInto`), so a jury's row is
-computed the same way on the jury's run. Its run is ``OUT/runs/JUDGE-…/DATASET/pairs__{n}opt``: one per
-number of options.
+The ``calibrate`` verb judges the pairs (one judge, a jury or a cascade) and hands the run to
+the comparison here, so a jury's row is computed the same way on the jury's run. Its run is
+``OUT/runs/JUDGE-…/DATASET/pairs__{n}opt``: one per number of options.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from jurist.datasets.pairwise.shapes import NoMajority
 from jurist.datasets.pairwise.tables import load_pairs
-from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label
-from jurist.runner import call_blocking
-from jurist.tasks.calibration_rows import (
-    NAN,
-    JudgeSpec,
-    dataset_name,
-    judge_run_dir,
-    leaderboard_row,
-    run_results,
-)
+from jurist.tasks._calibration import DATASET, CalibrationPlan, GoldAgreement
+from jurist.tasks._results import JudgeRun
+from jurist.tasks.calibration_rows import NAN, run_results
 from jurist.tasks.pairwise.bias import pair_bias
 from jurist.tasks.pairwise.options import PairwiseOptions
 from jurist.tasks.pairwise.run import PairwiseRun
 
-JudgeInto = Callable[[Path, Path, PairwiseOptions], PairwiseRun]
-"""Judge a pairs file into a run directory with the task's options (through the judging loop)."""
+__all__ = ["BIAS_COLUMNS", "calibration"]
 
 BIAS_COLUMNS = (
     *("position_1_rate", "position_1_rate_low", "position_1_rate_high", "position_bias"),
@@ -49,14 +39,14 @@ BIAS_COLUMNS = (
 """The leaderboard columns from :func:`~jurist.tasks.pairwise.bias.pair_bias`."""
 
 
-def calibration_row(
-    gold_path: str | Path, spec: JudgeSpec, out: Path, settings: dict[str, Any], judge: JudgeInto
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One leaderboard row: accuracy, kappa, consistency, position and length bias, usage."""
+def calibration(file: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+    """Every pair of the gold file judged in both orders (``num_options`` of the settings,
+    default 2); the comparison gives accuracy, kappa, consistency, position and length bias.
+
+    Raises:
+        InputError: No pair carries a gold preference label.
+    """
     num_options = settings.get("num_options") or 2
-    settings["num_options"] = num_options  # the calibration's settings name the options used
-    file = resolve_input(gold_path)
-    dataset = dataset_name(gold_path)
     options = settings.get("options")
     mapping = getattr(options, "map", None)
     split_vote: NoMajority = "exclude" if getattr(options, "split_vote", "tie") == "exclude" else "tie"
@@ -71,7 +61,14 @@ def calibration_row(
             "resamples": settings["n_resamples"],
         }
     )
-    run = call_blocking(judge, file, judge_run_dir(out, spec) / dataset / f"pairs__{num_options}opt", chosen)
+
+    def compare(run: JudgeRun) -> GoldAgreement:
+        return _agreement(run.scores.extra["run"], num_options, settings)
+
+    return CalibrationPlan(options=chosen, compare=compare, folder=f"{DATASET}/pairs__{num_options}opt")
+
+
+def _agreement(run: PairwiseRun, num_options: int, settings: Mapping[str, Any]) -> GoldAgreement:
     assert run.agreement is not None
     judged = run.agreement.judged
     labelled = judged[judged["gold"].notna()].reset_index(drop=True)
@@ -89,10 +86,9 @@ def calibration_row(
     for metric in ("accuracy", "kappa"):
         for suffix in ("", "_low", "_high"):
             own[metric + suffix] = float(pooled[metric + suffix])
-    bias = pair_bias(labelled, settings)
+    bias = pair_bias(labelled, dict(settings))
     for name in BIAS_COLUMNS:
         own[name] = bias[name]
-    settings.setdefault("length_unit", bias["length_unit"])
     by_label = agreement_by_label(
         [str(g) for g in complete["gold"]],
         [str(v) for v in complete["verdict"]],
@@ -110,16 +106,13 @@ def calibration_row(
                 "judge_annotator_agreement",
             ):
                 own[f"human_{metric}{suffix}"] = float(pooled_human[f"{metric}{suffix}"])
-    row = leaderboard_row(
-        "pairwise",
-        dataset,
-        spec,
-        run.run_dir,
+    return GoldAgreement(
         items=len(labelled),
         judgments=2 * len(labelled),
         failed=failed,
         results=results,
         by_label=by_label,
         figures=own,
+        # The calibration's settings name the options used and the unit of lengths.
+        settings={"num_options": num_options, "length_unit": bias["length_unit"]},
     )
-    return row, by_label.assign(dataset=dataset, judge=spec.name)

@@ -3,11 +3,11 @@ records) and ``pairwise-gold`` (the offline baseline's agreement with gold prefe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import dspy
-import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.pairwise.alpaca_eval import read_annotations
@@ -19,8 +19,8 @@ from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_p
 from jurist.report.console import headline_line
 from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
+from jurist.tasks._calibration import CalibrationPlan
 from jurist.tasks._contract import (
-    JudgeBy,
     JudgeRun,
     Scores,
     json_ready,
@@ -28,7 +28,6 @@ from jurist.tasks._contract import (
     write_exports,
 )
 from jurist.tasks._results import run_info
-from jurist.tasks.calibration_rows import JudgeSpec
 from jurist.tasks.pairwise import calibration, optimization
 from jurist.tasks.pairwise.alpaca import (
     alpaca_figures,
@@ -310,22 +309,10 @@ class PairwiseTask(PairwiseReview):
 
     # ------------------------------------------------------------------ calibration, optimization
 
-    def calibration_row(
-        self,
-        gold: str | Path,
-        spec: JudgeSpec,
-        out: Path,
-        settings: dict[str, Any],
-        progress: bool,
-        judge_by: JudgeBy,
-    ) -> tuple[dict[str, Any], pd.DataFrame]:
-        judging = judge_by
-
-        def judge(file: Path, run_dir: Path, options: PairwiseOptions) -> PairwiseRun:
-            run: PairwiseRun = judging(file, run_dir, options, False, progress).scores.extra["run"]
-            return run
-
-        return calibration.calibration_row(gold, spec, out, settings, judge)
+    def calibration(self, gold: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+        """Every pair judged in both orders, the consistent choice compared with the gold
+        preference (see :mod:`jurist.tasks.pairwise.calibration`)."""
+        return calibration.calibration(gold, settings)
 
     optimized_metric = optimization.METRIC_NAME
 

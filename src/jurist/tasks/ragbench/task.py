@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +17,8 @@ from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.schemas import ItemResult
-from jurist.tasks._contract import JudgeBy, JudgeRun, Scores, Task
-from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks._calibration import CalibrationPlan
+from jurist.tasks._contract import JudgeRun, Scores, Task
 from jurist.tasks.ragbench import calibration, optimization, scoring
 from jurist.tasks.ragbench.figures import REVIEW, ragbench_figures, with_gold_columns
 from jurist.tasks.ragbench.panel import SentenceLabels
@@ -132,17 +133,10 @@ class RagbenchTask(Task):
         and the TRACe scores against gold (see :mod:`jurist.tasks.ragbench.figures`)."""
         return super().figures(scores, options) + ragbench_figures(scores.items, scores.summary)
 
-    def calibration_row(
-        self,
-        gold: str | Path,
-        spec: JudgeSpec,
-        out: Path,
-        settings: dict[str, Any],
-        progress: bool,
-        judge_by: JudgeBy,
-    ) -> tuple[dict[str, Any], pd.DataFrame]:
-        judge = judge_by
-        return calibration.calibration_row(judge, self.options(), gold, spec, out, settings, progress)
+    def calibration(self, gold: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+        """Every row judged with the default options, its adherence compared with the gold
+        ``adherence_score`` (see :mod:`jurist.tasks.ragbench.calibration`)."""
+        return calibration.calibration(self.options(), gold, settings)
 
     # ------------------------------------------------------------------ optimization
 

@@ -9,9 +9,7 @@
   suite on their own, judged, scored, calibrated and optimized against gold yes/no labels.
 """
 
-from jurist.tasks.rgb.calibration import (
-    calibrate_rgb_judge,
-)
+from jurist.tasks.rgb.calibration import rgb_calibration
 from jurist.tasks.rgb.judges import (
     INTEGRATION_NOISE_RATES,
     NOISE_RATES,
@@ -67,7 +65,7 @@ __all__ = [
     "RGBSuiteRun",
     "RGBTask",
     "SetName",
-    "calibrate_rgb_judge",
+    "rgb_calibration",
     "find_rgb_files",
     "make_rgb_judge",
     "make_rgb_responder",

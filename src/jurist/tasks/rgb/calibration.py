@@ -1,13 +1,13 @@
-"""Calibration of RGB's two judges against gold yes/no labels: the ``calibration_row`` of the
+"""Calibration of RGB's two judges against gold yes/no labels: the ``calibration`` part of the
 tasks ``rgb-rejection`` (Rej*) and ``rgb-error-detection`` (ED*).
 
 Gold: a file of answers with a ``rejects`` and/or ``detects_error`` boolean
 (:func:`jurist.datasets.rgb.load_rgb_judgments`; ``sample:rgb-judgments`` is bundled); each
-task uses the rows that carry its label. Each judge (the tiered keyword judge for the
-baseline config, or the DSPy judge, compiled when the config names a ``program``) judges
-every labelled answer as an ordinary run of its task (what ``jurist judge TASK`` runs, with
-the run's exports), into ``OUT/runs/{judge}-{fingerprint}/{dataset}.{task}``, so a rerun
-reads its judgments back.
+task uses the rows that carry its label. The ``calibrate`` verb has each judge (the tiered
+keyword judge for the baseline config, or the DSPy judge, compiled when the config names a
+``program``) judge every labelled answer as an ordinary run of its task (what ``jurist judge
+TASK`` runs, with the run's exports), into ``OUT/runs/{judge}-{fingerprint}/{dataset}.{task}``,
+so a rerun reads its judgments back.
 
 Classes: ``rejects`` / ``answers`` (Rej*), ``detects_error`` / ``no_error_reported`` (ED*).
 Leaderboard row: accuracy and Cohen's kappa with percentile-bootstrap intervals, per-class
@@ -20,27 +20,23 @@ items: ``recall_c = C[c, c] / Σ_p C[c, p]``, ``precision_c = C[c, c] / Σ_g C[g
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from jurist.datasets.rgb.loader import load_rgb_judgments
-from jurist.datasets.samples import resolve_input
+from jurist.datasets.rgb.loader import RGBJudgmentRow, load_rgb_judgments
 from jurist.errors import InputError
 from jurist.metrics.gold_agreement import agreement_by_label
-from jurist.runner import call_blocking
-from jurist.tasks._contract import JudgeBy, Task
+from jurist.tasks._calibration import DATASET, CalibrationPlan, GoldAgreement
+from jurist.tasks._contract import Task
+from jurist.tasks._results import JudgeRun
 from jurist.tasks.calibration_rows import (
     NAN,
-    JudgeSpec,
     bootstrap,
     confusion_cells,
-    dataset_name,
-    judge_run_dir,
     label_agreement,
-    leaderboard_row,
     ratio,
     run_results,
 )
@@ -51,7 +47,7 @@ from jurist.tasks.rgb.judges import (
     JudgeKind,
 )
 
-__all__ = ["calibrate_rgb_judge"]
+__all__ = ["rgb_calibration"]
 
 
 def _class_intervals(
@@ -78,34 +74,36 @@ def _class_intervals(
     return out
 
 
-def calibrate_rgb_judge(
-    task: Task,
-    kind: JudgeKind,
-    gold_path: str | Path,
-    spec: JudgeSpec,
-    out: Path,
-    settings: dict[str, Any],
-    progress: bool,
-    judge_by: JudgeBy,
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One leaderboard row of the Rej* (``rejection``) or ED* (``error_detection``) judge of
-    ``spec`` against the gold labels of ``gold_path``, and its per-label table (see the module).
+def rgb_calibration(task: Task, kind: JudgeKind, file: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+    """The answers of ``file`` that carry the gold label of the Rej* (``rejection``) or ED*
+    (``error_detection``) judge, judged with the task's options; the comparison gives the row's
+    figures and per-label table (see the module).
 
-    ``judge_by`` (what ``calibrate`` hands: one judge, as ``jurist judge`` runs ``task``, an
-    ordinary run) judges the answers that carry a gold label."""
+    Raises:
+        InputError: No answer carries the judge's gold label.
+    """
     name, label = RGB_JUDGE_TASKS[kind], RGB_JUDGE_LABELS[kind]
-    file = resolve_input(gold_path)
-    dataset = dataset_name(gold_path)
     rows = [row for row in load_rgb_judgments(file) if row.label(label) is not None]
     if not rows:
         raise InputError(f"no row carries a gold '{label}' label", path=file, field=label)
-    run_dir = judge_run_dir(out, spec) / f"{dataset}.{name}"
-    options = task.options(settings.get("options"))
-    labelled = [str(row.id) for row in rows]
-    judge = judge_by
-    run = call_blocking(judge, file, run_dir, options, False, progress, only=labelled)
+
+    def compare(run: JudgeRun) -> GoldAgreement:
+        return _agreement(kind, rows, run, settings)
+
+    return CalibrationPlan(
+        options=task.options(settings.get("options")),
+        compare=compare,
+        folder=f"{DATASET}.{name}",
+        only=[str(row.id) for row in rows],
+    )
+
+
+def _agreement(
+    kind: JudgeKind, rows: list[RGBJudgmentRow], run: JudgeRun, settings: Mapping[str, Any]
+) -> GoldAgreement:
+    label = RGB_JUDGE_LABELS[kind]
     wanted = {str(row.id) for row in rows}
-    results = [result for result in run_results(run_dir) if result.id in wanted]
+    results = [result for result in run_results(run.run_dir) if result.id in wanted]
     verdicts = {
         result.id: bool(result.output[label])
         for result in results
@@ -120,21 +118,16 @@ def calibrate_rgb_judge(
             continue
         gold_labels.append(yes if row.label(label) else no)
         predicted.append(yes if verdict else no)
-    failed = len(rows) - len(predicted)
+    stats = dict(settings)
     own: dict[str, Any] = {"auroc": NAN, "auroc_low": NAN, "auroc_high": NAN}
-    own.update(label_agreement(gold_labels, predicted, (yes, no), settings))
+    own.update(label_agreement(gold_labels, predicted, (yes, no), stats))
     by_label = agreement_by_label(gold_labels, predicted, confidence=settings["confidence"])
-    own.update(_class_intervals(gold_labels, predicted, (yes, no), settings))
-    row_out = leaderboard_row(
-        name,
-        dataset,
-        spec,
-        run_dir,
+    own.update(_class_intervals(gold_labels, predicted, (yes, no), stats))
+    return GoldAgreement(
         items=len(rows),
-        failed=failed,
+        failed=len(rows) - len(predicted),
         results=results,
         model=run.summary["run"]["model"],
         by_label=by_label,
         figures=own,
     )
-    return row_out, by_label.assign(dataset=dataset, judge=spec.name)

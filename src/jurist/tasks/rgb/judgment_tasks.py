@@ -4,6 +4,7 @@ judges of the suite's answers (:mod:`jurist.tasks.rgb.parts`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,10 +24,10 @@ from jurist.programs.rgb.program import (
 )
 from jurist.report.review import Review
 from jurist.runner import Item
-from jurist.tasks._contract import JudgeBy, JudgeRun, Task
-from jurist.tasks.calibration_rows import JudgeSpec
+from jurist.tasks._calibration import CalibrationPlan
+from jurist.tasks._contract import JudgeRun, Task
 from jurist.tasks.rgb import optimization
-from jurist.tasks.rgb.calibration import calibrate_rgb_judge
+from jurist.tasks.rgb.calibration import rgb_calibration
 from jurist.tasks.rgb.figures import judgment_gold_rows, judgment_review, with_gold_labels
 from jurist.tasks.rgb.judges import RGB_JUDGE_LABELS, RGB_JUDGE_TASKS, JudgeKind
 from jurist.tasks.rgb.judgments import gold_judgments, judgment_items, read_judgments, summarize_judgments
@@ -90,16 +91,10 @@ class RGBJudgmentTask(Task):
             )
         return [*lines, f"report: {run.run_dir / 'report.md'}"]
 
-    def calibration_row(
-        self,
-        gold: str | Path,
-        spec: JudgeSpec,
-        out: Path,
-        settings: dict[str, Any],
-        progress: bool,
-        judge_by: JudgeBy,
-    ) -> tuple[dict[str, Any], pd.DataFrame]:
-        return calibrate_rgb_judge(self, self.kind, gold, spec, out, settings, progress, judge_by)
+    def calibration(self, gold: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
+        """The answers with this judge's gold label, judged and compared with it (see
+        :mod:`jurist.tasks.rgb.calibration`)."""
+        return rgb_calibration(self, self.kind, gold, settings)
 
     demo_threshold = optimization.DEMO_THRESHOLD
 
