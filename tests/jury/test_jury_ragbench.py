@@ -19,6 +19,7 @@ import pytest
 from jury_simulation import fleiss_kappa, juror_line, pairwise_agreement, write_jury
 
 from jurist import verbs
+from jurist.datasets.ragbench import load_ragbench
 from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError
 from jurist.jury import load_jury
@@ -304,3 +305,48 @@ def test_a_ragbench_panel_refuses_what_cannot_apply_before_any_call(rag):
         verbs.judge("ragbench", data, sure, out=folder / "sure", progress=False)
     assert not (folder / "mean").exists() and not (folder / "sure").exists()
     assert server.requests == requests
+
+
+def test_calibrate_judges_ragbench_by_the_jury_and_the_row_names_the_jury(rag):
+    """The calibrate verb, not the task, judges the gold file: with a jury config its row is the
+    jury's (its run voted from the jurors' runs, no further call), then one row per juror."""
+    folder, data, items, server = rag
+    lines = [juror_line(name, server.base_url, folder / "cache-calibrate") for name in JURORS]
+    jury = write_jury(folder / "calibrated.yaml", lines)
+    out = folder / "calibration"
+    requests = server.requests
+    args = ["calibrate", "ragbench", "--gold", str(data), "-c", str(jury), "--out", str(out), "--no-progress"]
+    assert run_cli(args) == 0
+    assert server.requests - requests == len(JURORS) * ROWS  # each juror judged each item once
+
+    gold = {row.id: row.adherence_score for row in load_ragbench(data)}
+    assert len(gold) == ROWS and None not in gold.values()
+
+    def accuracy(adherent: dict[str, bool]) -> float:
+        return sum(adherent[item] == gold[item] for item in gold) / len(gold)
+
+    def adherence(names: tuple[str, ...]) -> dict[str, bool]:
+        return {
+            item_id: all(majority(votes) for votes in votes_of(item, names)["supported"].values())
+            for item_id, item in items.items()
+        }
+
+    board = pd.read_csv(out / "leaderboard.csv").set_index("judge")
+    assert sorted(board.index) == ["calibrated", *(f"calibrated/{name}" for name in JURORS)]
+    row = board.loc["calibrated"]
+    assert row["model"] == f"jury of {', '.join(JURORS)} (majority)"
+    assert (row["task"], row["dataset"], row["items"], row["failed"]) == ("ragbench", "rows", ROWS, 0)
+    assert row["accuracy"] == pytest.approx(accuracy(adherence(JURORS)))
+    run_dir = Path(row["run_dir"])
+    assert run_dir.name == "rows" and run_dir.parent.name.startswith("calibrated-")
+    assert all("jury" in result.output for result in iter_run_results(run_dir))
+    # The row compares the voted adherence (not juror-a's, the first juror's) with gold.
+    voted = pd.read_parquet(run_dir / "items.parquet").set_index("id")["adherence"]
+    assert {item: bool(voted[item]) for item in items} == adherence(JURORS) != adherence(JURORS[:1])
+    for name in JURORS:
+        juror = board.loc[f"calibrated/{name}"]
+        assert juror["model"] == f"openai/{name}"
+        assert juror["accuracy"] == pytest.approx(accuracy(adherence((name,))))
+        assert Path(juror["run_dir"]).parent.parent == out / "runs" / "calibrated"
+    by_label = pd.read_csv(out / "by_label.csv")
+    assert set(by_label["judge"]) == {"calibrated", *(f"calibrated/{name}" for name in JURORS)}

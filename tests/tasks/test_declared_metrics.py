@@ -159,9 +159,7 @@ def test_a_yaml_task_subclass_keeps_its_figures_and_adds_its_metric_to_summary_a
     assert "| texts | baseline | 1.000 |" in (tmp_path / "cal" / "leaderboard.md").read_text(encoding="utf-8")
 
 
-def test_the_default_calibration_row_is_over_the_run_of_what_calibrate_judges_by(
-    texts: Path, tmp_path: Path
-):
+def test_the_default_calibration_row_is_over_the_run_of_what_calibrate_judges_by(texts: Path, tmp_path: Path):
     task = get_task("test-caps-metric")
     spec = JudgeSpec("baseline", JudgeConfig())
     asked: list[tuple[Any, ...]] = []

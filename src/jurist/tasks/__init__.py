@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from jurist._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from jurist.tasks._calibration import CalibrationPlan, GoldAgreement
     from jurist.tasks._contract import (
         JudgeBy,
         JudgedItems,
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "CalibrationPlan",
+    "GoldAgreement",
     "JudgeBy",
     "JudgeRun",
     "JudgedItems",
