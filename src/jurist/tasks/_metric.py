@@ -56,7 +56,7 @@ class Metric:
         higher_is_better: Whether a larger value is better (the reports say so).
         needs_gold: Computed only when the run is scored against gold (``jurist score
             --gold``, ``jurist judge`` on data that carries gold, ``jurist calibrate``). A
-            task with such a metric can be calibrated without writing ``calibration_row``.
+            task with such a metric can be calibrated without writing ``calibration``.
     """
 
     name: str

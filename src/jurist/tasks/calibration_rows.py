@@ -1,12 +1,13 @@
-"""What every calibrator shares: the judge spec, the columns every leaderboard row has
+"""What every calibration shares: the judge spec, the columns every leaderboard row has
 (:func:`leaderboard_row`), bootstrap intervals of count statistics, agreement from
 confusion cells, and run-directory naming.
 
-Each task's ``calibration_row`` hook (``jurist.tasks.<task>.calibration``) computes what is
-its own (which items it compares, its agreement figures, its per-label table) and builds
-the row with :func:`leaderboard_row`, so no task package repeats the common columns. The
-``calibrate`` verb adds the task's declared metrics (:class:`jurist.Metric`) to every row.
-"""
+The ``calibrate`` verb (:func:`jurist.jury.gold_row.calibration_row`) judges each gold file
+and builds every row with :func:`leaderboard_row`; a task's ``calibration`` part
+(``jurist.tasks.<task>.calibration``) computes only what is its own (which items it
+compares, its agreement figures, its per-label table), so no task package repeats the
+common columns. The verb also adds the task's declared metrics (:class:`jurist.Metric`) to
+every row."""
 
 from __future__ import annotations
 
