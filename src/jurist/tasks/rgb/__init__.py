@@ -22,7 +22,6 @@ from jurist.tasks.rgb.judges import (
     SETS,
     JudgeKind,
     SetName,
-    make_rgb_responder,
     rgb_judge_configs,
 )
 from jurist.tasks.rgb.judgment_tasks import make_rgb_judge
@@ -70,7 +69,6 @@ __all__ = [
     "calibrate_rgb_judge",
     "find_rgb_files",
     "make_rgb_judge",
-    "make_rgb_responder",
     "plan_rgb_suite",
     "prediction_file_name",
     "rgb_judge_configs",
