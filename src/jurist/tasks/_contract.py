@@ -346,13 +346,41 @@ class Task:
         :meth:`postprocess` gives them."""
         return None
 
+    def load_program(self, config: JudgeConfig, program: dspy.Module, options: BaseModel) -> JudgeConfig:
+        """Load the compiled program ``config.program`` names into ``program`` (a fresh
+        :meth:`program`, updated in place) and give the config to run it with.
+
+        The default loads an artifact of ``jurist optimize`` compiled for :attr:`program_task`
+        with :meth:`program_options` (:func:`jurist.optimization.load_judge_program`): with the
+        baseline config (no model given) the artifact's own judge config runs. A task whose
+        compiled programs are kept otherwise says how they load (heritage: a directory of
+        artifacts, one per sub-program; RGB's model under test: a plain DSPy save).
+
+        Raises:
+            InputError: The compiled program is not found.
+            ArtifactError: The artifact was compiled for another task or program.
+        """
+        from jurist.errors import InputError
+        from jurist.optimization import load_judge_program
+
+        if config.program is None or not config.program.is_file():
+            raise InputError("compiled program not found", path=config.program, field="program")
+        _, runtime = load_judge_program(
+            config,
+            task=self.program_task or self.name,
+            program=program,
+            options=self.program_options(options),
+        )
+        return runtime
+
     def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
         """The judge a config names, made of the task's parts: the :meth:`baseline` when it
         names no model, else the LLM judge of :meth:`program` and :meth:`postprocess` (with
         the task's :meth:`adapter` and :meth:`weigh`), compiled when it names a program
-        (an artifact of ``jurist optimize`` :attr:`program_task`, loaded with
-        :meth:`program_options`). Its finished verdicts are kept under the task's scope
-        (:mod:`jurist.judges.verdicts`).
+        (loaded into a fresh :meth:`program` by :meth:`load_program`, which gives the
+        config to run with). Its finished verdicts are kept under the task's scope
+        (:mod:`jurist.judges.verdicts`), which holds what :meth:`judge_options` handed over
+        of the data.
 
         The LLM program of a task whose code is jurist's own (its class and the class's
         ``program`` and ``postprocess``) is built when first needed
@@ -365,7 +393,6 @@ class Task:
             InputError: The compiled program is not found.
             ArtifactError: The artifact was compiled for another task or program.
         """
-        from jurist.errors import InputError
         from jurist.judges.judge import LLMJudge
 
         if (config.program is not None or not config.is_baseline) and type(self).program is Task.program:
@@ -375,16 +402,8 @@ class Task:
             return self.postprocess(prediction, inputs, options)
 
         if config.program is not None:
-            from jurist.optimization import load_judge_program
-
-            if not config.program.is_file():
-                raise InputError("compiled program not found", path=config.program, field="program")
-            program, runtime = load_judge_program(
-                config,
-                task=self.program_task or self.name,
-                program=self.program(options),
-                options=self.program_options(options),
-            )
+            program = self.program(options)
+            runtime = self.load_program(config, program, options)
             judge = LLMJudge(program, runtime, postprocess)
             judge.verdict_scope = _verdict_scope(self, options, judge.program)
             return self._fitted(judge, options)
@@ -396,7 +415,7 @@ class Task:
             postprocess,
             scope=functools.partial(_verdict_scope, self, options),
             identity=_judge_identity(self, options),
-            files=self._judge_files(),
+            files=self._judge_files(options),
         )
         return self._fitted(judge, options)
 
@@ -415,9 +434,10 @@ class Task:
         hint = self.llm_judge_hint or "the tasks that can list 'prompt' among their verbs (`jurist tasks`)"
         return ConfigError(f"task {self.name!r} cannot run an LLM judge: {why}; {hint}", field="task")
 
-    def _judge_files(self) -> list[Path]:
+    def _judge_files(self, options: BaseModel) -> list[Path]:
         """Files besides jurist's own code that decide this task's program (a task file, its
-        examples): part of the key of its judge's card (:mod:`jurist.judges.verdicts`)."""
+        examples, a prompts file an option names): part of the key of its judge's card
+        (:mod:`jurist.judges.verdicts`)."""
         return []
 
     def judge_options(self, dataset: Any, options: BaseModel) -> BaseModel:
@@ -847,12 +867,30 @@ def _judge_identity(task: Task, options: BaseModel) -> dict[str, Any] | None:
     parts = [cls, *(getattr(hook, "__func__", hook) for hook in (cls.program, cls.postprocess))]
     if not all(str(getattr(part, "__module__", "")).startswith("jurist.") for part in parts):
         return None
-    return {
+    identity = {
         "class": f"{cls.__module__}.{cls.__qualname__}",
         "task": task.name,
         "version": task.version,
         "options": options.model_dump(mode="json"),
     }
+    handed = _judge_data(options)
+    return identity if handed is None else {**identity, "judge_data": handed}
+
+
+def _judge_data(options: BaseModel) -> str | None:
+    """The SHA-256 of what :meth:`Task.judge_options` handed the judge of the data it judges
+    (the options' private attributes that are set: heritage's texts BM25 searches), ``None``
+    when nothing was. The options' dump leaves it out, so the judge's card and its finished
+    verdicts are keyed with it too: two runs that hand over other data share no verdict."""
+    import hashlib
+    import json
+
+    private = getattr(options, "__pydantic_private__", None) or {}
+    handed = {name: value for name, value in private.items() if value is not None}
+    if not handed:
+        return None
+    text = json.dumps(handed, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
@@ -860,8 +898,9 @@ def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
     finished verdicts, :mod:`jurist.judges.verdicts`): the task's name (its
     :attr:`Task.program_task` when it runs another task's judge, so the two share verdicts),
     version and options, the source of its ``postprocess`` (how an answer becomes a
-    verdict), and the typed fields of its program's signatures (a label list is a type, not
-    in the program's state)."""
+    verdict), the typed fields of its program's signatures (a label list is a type, not
+    in the program's state), and what :meth:`Task.judge_options` handed over of the data
+    (:func:`_judge_data`, when anything was)."""
     import hashlib
     import inspect
     import json
@@ -882,6 +921,9 @@ def _verdict_scope(task: Task, options: BaseModel, program: Any) -> str:
         "postprocess": hashlib.sha256(reading.encode("utf-8")).hexdigest(),
         "signatures": fields,
     }
+    handed = _judge_data(options)
+    if handed is not None:
+        scope["judge_data"] = handed
     return json.dumps(scope, sort_keys=True, default=str)
 
 

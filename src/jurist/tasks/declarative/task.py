@@ -205,7 +205,7 @@ class DeclarativeTask(Task):
 
         return functools.partial(weigh_output, self.spec)
 
-    def _judge_files(self) -> list[Path]:
+    def _judge_files(self, options: BaseModel) -> list[Path]:
         """The task file and its examples file (they decide the program)."""
         files = [Path(self.source)]
         if isinstance(self.spec.examples, str):

@@ -12,7 +12,6 @@ from jurist.tasks.heritage.judging import (
     HeritageBaselineProgram,
     heritage_items,
     load_heritage_programs,
-    make_heritage_judge,
 )
 from jurist.tasks.heritage.optimization import PROGRAM_PARTS, write_heritage_splits
 from jurist.tasks.heritage.scoring import TARGETS, HeritageScores, target_rows, target_table
@@ -49,7 +48,6 @@ __all__ = [
     "compare_heritage",
     "heritage_items",
     "load_heritage_programs",
-    "make_heritage_judge",
     "target_rows",
     "target_table",
     "write_heritage_splits",

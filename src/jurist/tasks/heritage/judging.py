@@ -1,5 +1,5 @@
-"""The heritage judges: the runner items of a gold set, the offline baseline program, and
-the LLM program (compiled or not) with the output checks of its answers.
+"""The heritage judges' parts: the runner items of a gold set, the offline baseline program,
+the output checks of the LLM program's answers, and how compiled heritage programs load.
 
 One runner item per gold text holds its text, the sub-tasks to run, the linking mentions
 of its gold and its questions; the judge's output is a
@@ -14,10 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from jurist.datasets.heritage.gold import HeritageGoldEntry, linking_gold
-from jurist.datasets.heritage.kb import KnowledgeBase
 from jurist.errors import ArtifactError, InputError
 from jurist.judges.config import JudgeConfig
-from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.optimization import load_judge_program, read_artifact
 from jurist.programs.heritage.baseline import (
@@ -50,8 +48,8 @@ __all__ = [
     "check_tasks",
     "heritage_items",
     "llm_postprocess",
+    "corpus_retriever",
     "load_heritage_programs",
-    "make_heritage_judge",
 ]
 
 ALL_TASKS: tuple[str, ...] = ("ner", "classification", "linking", "qa", "retrieval")
@@ -191,41 +189,22 @@ def llm_postprocess(
     return postprocess
 
 
-def make_heritage_judge(
-    config: JudgeConfig,
-    *,
-    kb: KnowledgeBase | None = None,
-    documents: Mapping[str, str] | None = None,
-    labels: Sequence[str] = ENTITY_LABELS,
-    tasks: Sequence[str] = ALL_TASKS,
-) -> Judge:
-    """The judge a config names: the offline baseline program, or the LLM program (compiled if given).
+_INDEXED: list[tuple[Mapping[str, str], Bm25Retriever]] = []
+"""The BM25 indexes built last in this process, each with the texts it indexes."""
 
-    With ``config.program`` set, the compiled heritage programs it names (one artifact, or a
-    directory of them: one per program) are loaded by :func:`load_heritage_programs`.
 
-    Args:
-        config: The judge config.
-        kb: The knowledge base for linking (needed when ``linking`` is a task).
-        documents: ``{doc_id: text}`` for BM25 retrieval (needed when ``retrieval`` is a task).
-        labels: The entity types to extract.
-        tasks: The sub-tasks to run.
-    """
-    tasks = check_tasks(tasks)
-    linker = FuzzyLinker(kb) if "linking" in tasks and kb is not None else None
-    if "linking" in tasks and linker is None:
-        raise InputError("heritage linking needs a knowledge base", field="kb")
-    retriever = Bm25Retriever(documents) if "retrieval" in tasks and documents else None
-    if config.program is not None:
-        llm_program = HeritageProgram(labels=labels)
-        runtime = load_heritage_programs(config, llm_program, labels=labels)
-        llm_program.linker.candidate_source = linker  # after loading: DSPy copies the program to load it
-        return LLMJudge(llm_program, runtime, llm_postprocess(labels, retriever))
-    if config.is_baseline:
-        program = HeritageBaselineProgram(labels=labels, linker=linker, retriever=retriever)
-        return BaselineJudge(program, name="baseline", version="1")
-    llm_program = HeritageProgram(labels=labels, candidate_source=linker)
-    return LLMJudge(llm_program, config, llm_postprocess(labels, retriever))
+def corpus_retriever(documents: Mapping[str, str] | None) -> Bm25Retriever | None:
+    """The BM25 retriever over ``documents`` (``{doc_id: text}``; ``None`` or none: no
+    retrieval), built once for the same mapping object: a judge's output check searches
+    with it for every item it judges."""
+    if not documents:
+        return None
+    for indexed, retriever in _INDEXED:
+        if indexed is documents:
+            return retriever
+    retriever = Bm25Retriever(documents)
+    _INDEXED[:] = [(documents, retriever), *_INDEXED[:3]]
+    return retriever
 
 
 def load_heritage_programs(

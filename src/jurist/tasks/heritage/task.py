@@ -16,7 +16,7 @@ from jurist.datasets.heritage.conll import TagDecoding, is_token_tag_file
 from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
-from jurist.judges.judge import Judge
+from jurist.judges.judge import BaselineJudge, Judge
 from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
 from jurist.optimization import MetricResult
 from jurist.programs.heritage.baseline import FuzzyLinker
@@ -37,10 +37,12 @@ from jurist.tasks.heritage.compare import compare_heritage
 from jurist.tasks.heritage.figures import heritage_figures, heritage_review, type_gold_rows
 from jurist.tasks.heritage.judging import (
     ALL_TASKS,
+    HeritageBaselineProgram,
     check_tasks,
+    corpus_retriever,
     heritage_items,
     llm_postprocess,
-    make_heritage_judge,
+    load_heritage_programs,
 )
 from jurist.tasks.heritage.optimization import part_options
 from jurist.tasks.heritage.options import (
@@ -149,13 +151,38 @@ class HeritageTask(Task):
         return heritage_items(dataset.entries, self.setup(options).tasks)
 
     def program(self, options: BaseModel) -> dspy.Module:
+        """The LLM heritage program; its linker offers candidates from the knowledge base when
+        ``linking`` is a sub-task."""
         setup = self.setup(options)
-        linker = FuzzyLinker(load_knowledge_base(setup.kb)) if "linking" in setup.tasks else None
-        return HeritageProgram(labels=setup.labels, candidate_source=linker)
+        return HeritageProgram(labels=setup.labels, candidate_source=self._linker(setup))
 
     def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
-        output = llm_postprocess(self.setup(options).labels, None)(prediction, inputs)
+        """The program's answers checked (:func:`~jurist.tasks.heritage.judging.llm_postprocess`),
+        with BM25 retrieval over the texts of :meth:`judge_options` (none without them)."""
+        retriever = corpus_retriever(documents_of(options))
+        output = llm_postprocess(self.setup(options).labels, retriever)(prediction, inputs)
         return output.model_dump(mode="json")
+
+    def baseline(self, options: BaseModel) -> Judge:
+        """The offline heritage program: regex/gazetteer entities, keyword types, fuzzy linking,
+        extractive answers and BM25 retrieval over the texts of :meth:`judge_options`."""
+        setup = self.setup(options)
+        program = HeritageBaselineProgram(
+            labels=setup.labels,
+            linker=self._linker(setup),
+            retriever=corpus_retriever(documents_of(options)) if "retrieval" in setup.tasks else None,
+        )
+        return BaselineJudge(program, name="baseline", version="1")
+
+    def load_program(self, config: JudgeConfig, program: dspy.Module, options: BaseModel) -> JudgeConfig:
+        """The artifacts ``config.program`` names (one file, or a directory of them: one per
+        sub-program) loaded into the program's parts
+        (:func:`~jurist.tasks.heritage.judging.load_heritage_programs`)."""
+        assert isinstance(program, HeritageProgram)
+        source = program.linker.candidate_source
+        runtime = load_heritage_programs(config, program, labels=self.setup(options).labels)
+        program.linker.candidate_source = source  # after loading: DSPy copies the program to load it
+        return runtime
 
     def judge_options(self, dataset: HeritageRun, options: BaseModel) -> BaseModel:
         """``options`` with the gold set's texts when the run retrieves (BM25 searches them all)."""
@@ -163,14 +190,10 @@ class HeritageTask(Task):
             return options
         return with_documents(options, dataset.documents)
 
-    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The judge a config names; it retrieves over the texts of :meth:`judge_options` (none
-        without them)."""
-        setup = self.setup(options)
-        kb = load_knowledge_base(setup.kb) if "linking" in setup.tasks else None
-        return make_heritage_judge(
-            config, kb=kb, documents=documents_of(options), labels=setup.labels, tasks=setup.tasks
-        )
+    @staticmethod
+    def _linker(setup: RunSetup) -> FuzzyLinker | None:
+        """The fuzzy linker over the run's knowledge base when ``linking`` is a sub-task."""
+        return FuzzyLinker(load_knowledge_base(setup.kb)) if "linking" in setup.tasks else None
 
     # ------------------------------------------------------------------ scoring
 

@@ -20,7 +20,6 @@ from jurist.tasks.rgb.judges import (
     SETS,
     JudgeKind,
     SetName,
-    make_rgb_responder,
     rgb_judge_configs,
 )
 from jurist.tasks.rgb.judgment_tasks import make_rgb_judge
@@ -68,7 +67,6 @@ __all__ = [
     "rgb_calibration",
     "find_rgb_files",
     "make_rgb_judge",
-    "make_rgb_responder",
     "plan_rgb_suite",
     "prediction_file_name",
     "rgb_judge_configs",

@@ -1,9 +1,7 @@
-"""RGB's judges: the model under test (responder) and the Rej* / ED* judges (the suite's sets,
-noise rates and passage number are defined in :mod:`jurist.datasets.rgb.protocol`, exported here too).
-
-- :func:`make_rgb_responder`: the model under test, offline (extractive) or the configured LM
-  prompted as RGB prompts it;
-- :func:`rgb_judge_configs`: which config (and compiled program) each of the two judges runs.
+"""RGB's judges: the Rej* / ED* judges' tasks, classes and inputs, and which config (and
+compiled program) each of the two runs (:func:`rgb_judge_configs`). The suite's sets, noise
+rates and passage number are defined in :mod:`jurist.datasets.rgb.protocol`, exported here
+too. The model under test is the suite part :class:`~jurist.tasks.rgb.parts.RGBAnswers`.
 """
 
 from __future__ import annotations
@@ -12,14 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from jurist.datasets.rgb.loader import RGBPrompt
 from jurist.datasets.rgb.protocol import INTEGRATION_NOISE_RATES, NOISE_RATES, PASSAGE_NUM, SETS, SetName
 from jurist.errors import ArtifactError, ConfigError, InputError
 from jurist.judges.config import JudgeConfig
-from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
 from jurist.optimization import read_artifact
-from jurist.programs.rgb.baseline import ExtractiveResponder
-from jurist.programs.rgb.program import RGBResponder, responder_postprocess
 
 TASK = "rgb"
 JudgeKind = Literal["rejection", "error_detection"]
@@ -42,24 +36,6 @@ def judge_inputs(kind: JudgeKind, question: str, answer: str) -> dict[str, Any]:
     if kind == "rejection":
         return {"question": question, "answer": answer}
     return {"answer": answer}
-
-
-def make_rgb_responder(config: JudgeConfig, prompt: RGBPrompt | None = None) -> Judge:
-    """The model under test: the offline extractive responder, or the configured LM prompted as in RGB.
-
-    Raises:
-        ConfigError: An LM is configured but no prompt is given.
-    """
-    if config.is_baseline:
-        return BaselineJudge(ExtractiveResponder(), name="rgb-extractive-baseline", version="1")
-    if prompt is None:
-        raise ConfigError("the RGB responder needs RGB's prompt for the language", field="instructions")
-    program = RGBResponder(prompt)
-    if config.program is not None:
-        if not config.program.is_file():
-            raise InputError("compiled program not found", path=config.program, field="program")
-        program.load(str(config.program))
-    return LLMJudge(program, config, responder_postprocess)
 
 
 def rgb_judge_configs(
@@ -115,6 +91,5 @@ __all__ = [
     "JudgeKind",
     "SetName",
     "judge_inputs",
-    "make_rgb_responder",
     "rgb_judge_configs",
 ]

@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
@@ -35,13 +35,18 @@ from jurist.datasets.rgb.loader import (
 )
 from jurist.errors import ConfigError, InputError
 from jurist.judges.config import JudgeConfig
-from jurist.judges.judge import Judge
+from jurist.judges.judge import BaselineJudge, Judge
 from jurist.metrics.rgb import rgb_labels_improved
+from jurist.programs.rgb.baseline import ExtractiveResponder
+from jurist.programs.rgb.program import RGBResponder, responder_postprocess
 from jurist.runner import MANIFEST, Item, iter_run_results
 from jurist.tasks._contract import Scores, Task
-from jurist.tasks.rgb.judges import JudgeKind, judge_inputs, make_rgb_responder
+from jurist.tasks.rgb.judges import JudgeKind, judge_inputs
 from jurist.tasks.rgb.judgment_tasks import RGBErrorDetectionTask, RGBJudgmentTask, RGBRejectionTask
 from jurist.tasks.rgb.run import RGBSetting
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = [
     "RGBAnswerOptions",
@@ -132,16 +137,48 @@ class RGBAnswers(Task):
             )
         return items
 
-    def make_judge(self, config: JudgeConfig, options: BaseModel) -> Judge:
-        """The model under test: the offline extractive responder, or the configured LM
-        prompted as RGB prompts it in the setting's language."""
+    def program(self, options: BaseModel) -> dspy.Module:
+        """The configured LM prompted as RGB prompts it in the setting's language.
+
+        Raises:
+            ConfigError: RGB's prompts (``instructions``) have no entry for the language.
+        """
         chosen = _answer_options(options)
-        if config.is_baseline:
-            return make_rgb_responder(config)
         prompts = load_rgb_prompts(chosen.instructions)
         if chosen.language not in prompts:
             raise ConfigError(f"the RGB prompts have no entry for language {chosen.language!r}")
-        return make_rgb_responder(config, prompts[chosen.language])
+        return RGBResponder(prompts[chosen.language])
+
+    def postprocess(self, prediction: Any, inputs: dict[str, Any], options: BaseModel) -> dict[str, Any]:
+        """The answer as RGB's record fields (:func:`~jurist.programs.rgb.program.responder_postprocess`)."""
+        return responder_postprocess(prediction, inputs)
+
+    def baseline(self, options: BaseModel) -> Judge:
+        """The offline model under test: the extractive responder."""
+        return BaselineJudge(ExtractiveResponder(), name="rgb-extractive-baseline", version="1")
+
+    def load_program(self, config: JudgeConfig, program: dspy.Module, options: BaseModel) -> JudgeConfig:
+        """A responder saved by DSPy (``program.save(path)``, not an artifact of ``jurist
+        optimize``) loaded into the program; it runs with ``config``, which must name the model.
+
+        Raises:
+            ConfigError: The config names no model (a saved responder carries none).
+            InputError: The file is not found.
+        """
+        if config.is_baseline:
+            raise ConfigError(
+                "a saved RGB responder runs with the model the config names; name one (--model)",
+                field="model",
+            )
+        if config.program is None or not config.program.is_file():
+            raise InputError("compiled program not found", path=config.program, field="program")
+        program.load(str(config.program))
+        return config
+
+    def _judge_files(self, options: BaseModel) -> list[Path]:
+        """The prompts file the options name (it decides the responder's prompt)."""
+        instructions = _answer_options(options).instructions
+        return [instructions] if instructions is not None else []
 
     def score_judged(
         self, run_dir: Path, dataset: Any, options: BaseModel, *, gold: str | Path | None = None
