@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from jurist.datasets.heritage.kb import load_knowledge_base
 from jurist.datasets.samples import resolve_input
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, LLMJudge
@@ -123,3 +124,22 @@ def test_compiled_heritage_programs_load_their_way_and_keep_their_fingerprints(
     assert judge.program.linker.candidate_source is not None  # set again after loading
     state = judge.program.dump_state()
     assert state["extractor.extract"]["signature"]["instructions"] == "Compiled heritage-ner."
+
+
+def test_a_knowledge_base_edited_in_place_keys_the_linking_verdicts_apart(tmp_path):
+    kb = tmp_path / "kb.tsv"
+    kb.write_bytes(load_knowledge_base().path.read_bytes())
+    task = get_task("heritage-linking")
+
+    def scope() -> dict[str, Any]:
+        judge = task.make_judge(LLM, _options(task, {"kb": str(kb)}))
+        assert judge.fingerprint() == LLM_FINGERPRINT  # the program is the same; its verdicts are not
+        return json.loads(judge.verdict_scope or "{}")
+
+    before = scope()
+    assert before == scope()  # the same knowledge base: the same verdicts
+    lines = kb.read_text(encoding="utf-8").splitlines()
+    kb.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")  # one entry fewer, same path
+    after = scope()
+    assert before["judge_data"] and after["judge_data"] and before["judge_data"] != after["judge_data"]
+    assert {**before, "judge_data": None} == {**after, "judge_data": None}

@@ -41,6 +41,9 @@ class RunOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     _documents: dict[str, str] | None = PrivateAttr(default=None)
     """The texts BM25 retrieval searches (set by :func:`with_documents` for a run; not an option)."""
+    _kb_sha256: str | None = PrivateAttr(default=None)
+    """The SHA-256 of the knowledge base linking searches (set by :func:`with_documents` for a
+    run; not an option): a knowledge base edited in place keys its verdicts apart."""
 
     split: str | None = Field(
         None, description="judge: only train, dev or test of a 70/15/15 split (default: every text)."
@@ -149,12 +152,15 @@ class QAOptions(RunOptions):
     """The options of ``heritage-qa``."""
 
 
-def with_documents(options: BaseModel, documents: dict[str, str]) -> BaseModel:
-    """A copy of heritage ``options`` carrying the texts BM25 retrieval searches (see
-    :meth:`jurist.tasks.Task.judge_options`)."""
+def with_documents(
+    options: BaseModel, documents: dict[str, str] | None, kb_sha256: str | None = None
+) -> BaseModel:
+    """A copy of heritage ``options`` carrying the texts BM25 retrieval searches and the hash
+    of the knowledge base linking searches (see :meth:`jurist.tasks.Task.judge_options`)."""
     copy = options.model_copy()
     if isinstance(copy, RunOptions):
-        copy._documents = dict(documents)
+        copy._documents = dict(documents) if documents is not None else None
+        copy._kb_sha256 = kb_sha256
     return copy
 
 

@@ -185,10 +185,15 @@ class HeritageTask(Task):
         return runtime
 
     def judge_options(self, dataset: HeritageRun, options: BaseModel) -> BaseModel:
-        """``options`` with the gold set's texts when the run retrieves (BM25 searches them all)."""
-        if "retrieval" not in self.setup(options).tasks:
+        """``options`` with the gold set's texts when the run retrieves (BM25 searches them all)
+        and the knowledge base's SHA-256 when it links (the run's verdicts are keyed by both)."""
+        tasks = self.setup(options).tasks
+        documents = dataset.documents if "retrieval" in tasks else None
+        kb = dataset.setup.get("kb") if "linking" in tasks else None
+        kb_sha256 = kb.get("sha256") if isinstance(kb, dict) else None
+        if documents is None and kb_sha256 is None:
             return options
-        return with_documents(options, dataset.documents)
+        return with_documents(options, documents, kb_sha256)
 
     @staticmethod
     def _linker(setup: RunSetup) -> FuzzyLinker | None:
