@@ -133,3 +133,39 @@ def test_gate_judge_keeps_an_ordinary_run_of_the_task_and_resumes_it(tmp_path, m
     assert [found.name for found in (tmp_path / ".jurist_cache" / "gate-judge").iterdir()] == [run_dir.name]
     assert run_cli(["gate", str(tmp_path / "missing.json"), str(traces), "--judge", "judge.yaml"]) == 2
     assert "missing.json: file not found" in capsys.readouterr().err
+
+
+def test_the_claim_run_is_scored_by_the_task_s_score_with_the_traces_the_loop_read(
+    tmp_path, monkeypatch, capsys
+):
+    from jurist.tasks import get_task
+    from jurist.tasks._read_once import DATASET, already_read
+    from jurist.tasks.gates import task as gates_task
+
+    collected = []
+    original = gates_task.collect_claims
+
+    def counted(*args, **kwargs):
+        collected.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(gates_task, "collect_claims", counted)
+    gold, traces = _files(tmp_path)
+    run_dir = tmp_path / "run"
+    first = _judged(gold, traces, run_dir)
+    assert collected == [traces]  # the loop's read: its scoring is handed the claim items
+    written = (run_dir / "summary.json").read_text(encoding="utf-8")
+    _judged(gold, traces, run_dir)  # resumed: read once again, scored the same
+    assert len(collected) == 2 and (run_dir / "summary.json").read_text(encoding="utf-8") == written
+    # `jurist score gates RUN_DIR` holds no traces (its --gold is the QA set): what the run recorded.
+    assert run_cli(["score", "gates", str(run_dir), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(written)
+    assert len(collected) == 2
+    # The task's one score, with the claim items in hand, scores the run from its verdicts.
+    task = get_task("gates")
+    options = task.options({"gold": gold})
+    (run_dir / "summary.json").write_text("{}", encoding="utf-8")
+    with already_read(DATASET, traces, task.read(traces, options)):
+        scores = task.score(run_dir, options, gold=traces, write=True)
+    assert (run_dir / "summary.json").read_text(encoding="utf-8") == written
+    assert scores.report == first.report == (run_dir / "report.md").read_text(encoding="utf-8")

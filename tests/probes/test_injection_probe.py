@@ -486,3 +486,23 @@ def test_a_probe_refused_before_judging_leaves_no_folder(tmp_path: Path) -> None
     with pytest.raises(ConfigError, match="has no input 'nope'"):
         probe_injection("pairwise", "sample:pairs", fields=["nope"], out=tmp_path / "probe", progress=False)
     assert not (tmp_path / "probe").exists()
+
+
+def test_a_probe_reads_its_data_once_and_reports_the_same_when_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clean run, the planted run and the report share one read of the probed data."""
+    task = get_task("pairwise")
+    reads: list[str] = []
+    original = task.read
+
+    def counted(path: Any, options: Any) -> Any:
+        reads.append(str(path))
+        return original(path, options)
+
+    monkeypatch.setattr(task, "read", counted)
+    report = probe_injection(task, "sample:pairs", out=tmp_path / "probe", limit=2, progress=False)
+    assert len(reads) == 1 and report.totals["probes"] > 0
+    again = probe_injection(task, "sample:pairs", out=tmp_path / "probe", limit=2, progress=False)  # resumed
+    assert len(reads) == 2
+    assert again.to_dict() == report.to_dict()

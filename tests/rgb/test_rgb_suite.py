@@ -10,6 +10,7 @@ from rgb_support import DATA_DIR, fact_rows, plain_rows, run_suite
 
 from jurist.errors import ConfigError, RunDirectoryError
 from jurist.runner import RESULTS_DB
+from jurist.tasks import get_task
 from jurist.tasks.rgb import find_rgb_files, plan_rgb_suite
 
 
@@ -148,3 +149,34 @@ def test_bundled_sample(tmp_path):
     assert sorted(files) == ["en_fact", "zh_fact", "zh_int", "zh_refine"]
     suite = run_suite("sample:rgb", tmp_path / "out", sets=["counterfactual"], chart=False)
     assert {run.setting.dataset for run in suite.runs} == {"en_fact", "zh_fact"}
+
+
+def test_an_answer_run_is_scored_by_its_task_s_score_with_the_file_it_answered(tmp_path, monkeypatch):
+    """The judging loop hands an answer run's scoring the RGB file it read; scored later on its
+    own, the run reads the file its manifest records and gives the same records."""
+    from jurist.tasks.rgb import parts
+
+    loads = []
+    original = parts.load_rgb
+
+    def counted(path, **kwargs):
+        loads.append(str(path))
+        return original(path, **kwargs)
+
+    monkeypatch.setattr(parts, "load_rgb", counted)
+    options = {"sets": ["counterfactual"], "languages": ["en"], "limit": 2}
+    suite = run_suite(DATA_DIR, tmp_path / "out", **options)
+    (run,) = [run for run in suite.runs if run.setting.set == "counterfactual"]
+    assert len(loads) == len(suite.runs)  # one read per answer run: its scoring read nothing
+    recipe = get_task("rgb").plan(DATA_DIR, get_task("rgb").options(options))
+    (part,) = [
+        part for part in recipe.parts if part.name == run.run_dir.relative_to(tmp_path / "out").as_posix()
+    ]
+    loads.clear()
+    files = {path.name: path.stat().st_mtime_ns for path in run.run_dir.iterdir()}
+    scored = part.task.score(run.run_dir, part.options, write=True)
+    assert loads == [str(part.data)]
+    assert scored.extra["records"] == [
+        {key: value for key, value in record.items() if not key.startswith("judge")} for record in run.records
+    ]
+    assert {path.name: path.stat().st_mtime_ns for path in run.run_dir.iterdir()} == files  # writes nothing

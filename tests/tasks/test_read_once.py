@@ -9,7 +9,7 @@ import pytest
 import jurist
 from jurist.datasets import ragbench as ragbench_data
 from jurist.datasets.samples import resolve_input
-from jurist.tasks._read_once import read_once, reading_once
+from jurist.tasks._read_once import already_read, read_once, reading_once
 
 
 def test_inside_a_block_each_kind_and_file_is_read_once_and_nested_blocks_share() -> None:
@@ -55,3 +55,36 @@ def test_scoring_a_ragbench_run_reads_its_gold_file_once(
     # The summary's agreement and the per-item gold columns both come from that one read.
     assert scores.summary["agreement"]["hallucination_auroc"] == pytest.approx(0.711, abs=5e-4)
     assert scores.items["gold_supported"].notna().all()
+
+
+def test_judging_ragbench_reads_its_data_once_and_scores_it_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[Path] = []
+    original = ragbench_data.load_ragbench
+
+    def counted(path, *args, **kwargs):
+        opened.append(Path(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr("jurist.tasks.ragbench.scoring.load_ragbench", counted)
+    monkeypatch.setattr("jurist.tasks.ragbench.task.load_ragbench", counted)
+    run = jurist.judge("ragbench", "sample:ragbench", out=tmp_path / "run", progress=False)
+    # The loop's read; its scoring (summary, gold columns) is handed that dataset.
+    assert opened == [Path(resolve_input("sample:ragbench"))]
+    assert run.summary["agreement"]["hallucination_auroc"] == pytest.approx(0.711, abs=5e-4)
+    assert run["gold_supported"].notna().all()
+
+
+def test_already_read_holds_one_value_in_a_block_of_its_own() -> None:
+    reads: list[str] = []
+    with reading_once():
+        assert read_once("dataset", "a.jsonl", lambda: reads.append("outer") or "OUTER") == "OUTER"
+        with already_read("dataset", Path("a.jsonl"), "HELD"):
+            assert read_once("dataset", "a.jsonl", lambda: "read") == "HELD"
+            with reading_once():  # a block inside shares it
+                assert read_once("dataset", "a.jsonl", lambda: "read") == "HELD"
+            assert read_once("gold", "b.jsonl", lambda: reads.append("b") or "B") == "B"
+        assert read_once("dataset", "a.jsonl", lambda: "read") == "OUTER"  # the outer block's again
+        assert read_once("gold", "b.jsonl", lambda: reads.append("b") or "B") == "B"
+    assert reads == ["outer", "b", "b"]  # what the held block read is not the outer block's

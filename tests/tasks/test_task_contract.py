@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 import pytest
@@ -17,7 +17,7 @@ from jurist.datasets.samples import resolve_input
 from jurist.errors import ConfigError
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.runner import Item
-from jurist.tasks import Task, get_task, register_task, task_names
+from jurist.tasks import Task, get_task, read_once, register_task, task_names
 from support import loopback_config, run_cli
 
 BUILTIN = {
@@ -133,29 +133,59 @@ def test_judge_returns_the_items_table_and_writes_a_stable_run_directory(
 
 
 class _Counted(_Shouting):
-    """Judges only the texts with a letter, and scores a judged run with the rows it was read from."""
+    """Judges only the texts with a letter; its summary and a metric that needs gold both use
+    the dataset of the data scored against, asked for through ``read_once``; counts its reads."""
 
     name = "test-counted"
+    metrics = [  # noqa: RUF012 - a task's declared metrics
+        jurist.Metric("share", description="share of shouting texts"),
+        jurist.Metric("gold_rows", lambda items, gold: float(len(gold.rows)), needs_gold=True),
+    ]
+    reads: ClassVar[list[str]] = []
+
+    def read(self, path: str | Path, options: BaseModel) -> _Rows:
+        self.reads.append(str(path))
+        return super().read(path, options)
 
     def items(self, dataset: _Rows, options: BaseModel) -> list[Item]:
         return [
             item for item in super().items(dataset, options) if any(c.isalpha() for c in item.inputs["text"])
         ]
 
-    def score_judged(self, run_dir: Path, dataset: _Rows, options: BaseModel, *, gold: Any = None) -> Any:
-        scores = self.score(run_dir, options, gold=gold, write=True)
-        scores.summary["rows"] = len(dataset.rows)
-        scores.summary["scored_against"] = str(gold)
-        return scores
+    def summarize(self, items: Any, options: BaseModel, gold: Any) -> dict[str, Any]:
+        summary = super().summarize(items, options, gold)
+        if gold is not None:
+            dataset = read_once("dataset", gold, lambda: self.read(gold, options))
+            summary["rows"] = len(dataset.rows)
+        return summary
 
 
 def test_the_loop_scores_a_judged_run_with_the_dataset_it_read(shouting: Path, tmp_path: Path):
     register_task(_Counted)
+    _Counted.reads.clear()
     with shouting.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"id": 4, "text": "1 2 3"}) + "\n")
     run = jurist.judge("test-counted", shouting, out=tmp_path / "run", progress=False)
-    assert run.summary["items"] == 3 and run.summary["rows"] == 4
-    assert run.summary["scored_against"] == str(shouting)
+    assert run.summary["items"] == 3 and run.summary["rows"] == 4 and run.summary["gold_rows"] == 4.0
+    assert _Counted.reads == [str(shouting)]  # read once: its scoring is handed what the loop read
+    _Counted.reads.clear()
+    jurist.judge("test-counted", shouting, out=tmp_path / "run", progress=False)  # resumed
+    assert _Counted.reads == [str(shouting)]
+    # `jurist score` has no dataset in hand: it reads the gold file, once for the whole scoring.
+    _Counted.reads.clear()
+    scored = jurist.score("test-counted", tmp_path / "run", gold=shouting)
+    assert _Counted.reads == [str(shouting)]
+    assert {key: scored.summary[key] for key in ("rows", "gold_rows", "share")} == {
+        key: run.summary[key] for key in ("rows", "gold_rows", "share")
+    }
+    _Counted.reads.clear()
+    assert "rows" not in jurist.score("test-counted", tmp_path / "run").summary
+    assert _Counted.reads == []
+    _Counted.reads.clear()
+    out = tmp_path / "cli"
+    assert run_cli(["judge", "test-counted", str(shouting), "--out", str(out), "--no-progress"]) == 0
+    assert _Counted.reads == [str(shouting)]
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["rows"] == 4
 
 
 def test_task_options_are_read_from_the_command_line_and_validated(shouting: Path):

@@ -3,12 +3,14 @@
 Every judged run goes through :func:`run_judgment`: the ``judge`` verb's single judge, each
 juror and repeat of a panel, each stage of a cascade, a calibration's judge and each part of a
 task's recipe. It is a function, not a hook, so a task composes it from its parts (``read``,
-``items``, ``make_judge``, ``score_judged``; ``plan`` and ``combine`` for a judgment made of
-several runs, :func:`run_recipe`) and cannot replace it. It lives with the judge kinds (one
-judge here; juries, repeats and cascades beside it, each made of runs of this loop): no task
-package calls the runner, and a task's calibration judges its gold file through the
-:class:`~jurist.tasks._contract.JudgeBy` the ``calibrate`` verb hands it (:func:`one_judge`
-for one judge).
+``items``, ``make_judge``, ``score``; ``plan`` and ``combine`` for a judgment made of
+several runs, :func:`run_recipe`) and cannot replace it. The run is scored by the task's one
+``score``, as ``jurist score`` scores it, with the dataset the loop read already in hand
+(:func:`~jurist.tasks._read_once.already_read`): no part reads the data twice. It lives with
+the judge kinds (one judge here; juries, repeats and cascades beside it, each made of runs of
+this loop): no task package calls the runner, and a task's calibration judges its gold file
+through the :class:`~jurist.tasks._contract.JudgeBy` the ``calibrate`` verb hands it
+(:func:`one_judge` for one judge).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pydantic import BaseModel
 from jurist.errors import ConfigError, RunDirectoryError
 from jurist.runner import Item
 from jurist.tasks._contract import JudgeBy, JudgeRun, Recipe, Task
+from jurist.tasks._read_once import DATASET, already_read, reading_once
 from jurist.tasks._selection import SELECTED, Selection, blank_warning, judged_description
 
 __all__ = ["one_judge", "run_judgment", "run_recipe", "source_of"]
@@ -44,7 +47,9 @@ def run_judgment(
     select: Selection | None = None,
 ) -> JudgeRun:
     """Judge the items of ``data`` into the run directory ``out`` (resumed if it exists), then
-    score the run against the gold the data carries and write its exports.
+    score the run against the gold the data carries and write its exports: the task's
+    :meth:`~jurist.tasks.Task.score` with ``write``, ``gold`` the data judged, and the
+    dataset read here handed to it (``read_once("dataset", path, ...)``), not read again.
 
     Blank judged inputs (text that is empty or only whitespace) are counted: one warning line
     on stderr (once per data and selection in a process) and ``dataset.blank_inputs`` in the
@@ -149,7 +154,9 @@ def run_judgment(
             # Other processes (--workers, Ray) rebuild the same judge from this.
             recipe=JudgeRecipe(functools.partial(task.make_judge, options=judged), config),
         )
-        scores = task.score_judged(Path(out), dataset, options, gold=path)
+        # Scored as `jurist score` scores it, with the dataset read above already in hand.
+        with already_read(DATASET, path, dataset):
+            scores = task.score(Path(out), options, gold=path, write=True)
     scores.headline = task.headline(scores.summary)
     return JudgeRun(run_dir=Path(out), scores=scores, now=done)
 
@@ -188,7 +195,9 @@ def run_recipe(
     """Run a task's recipe into ``out``: each part, in order, an ordinary :func:`run_judgment`
     into ``out/<part name>`` (resumed if it exists, ``retry_failed`` and ``progress`` passed
     on, ``--workers`` and Ray as for any run), then the task's :meth:`Task.combine` of their
-    runs into ``out``.
+    runs into ``out``. The parts and the combination run inside one
+    :func:`~jurist.tasks._read_once.reading_once` block: what one reads through
+    :func:`~jurist.tasks._read_once.read_once` (a probe's data) the others are handed.
 
     Args:
         task: The task whose :meth:`Task.plan` gave ``recipe``.
@@ -205,6 +214,22 @@ def run_recipe(
     root.mkdir(parents=True, exist_ok=True)
     for note in recipe.notes:
         say(note)
+    # The parts and the combination share what they read once (each run's scoring reads apart).
+    with reading_once():
+        runs = _run_parts(recipe, root, config, retry_failed=retry_failed, progress=progress, say=say)
+        return JudgeRun(run_dir=root, scores=task.combine(recipe, runs, root, config, options))
+
+
+def _run_parts(
+    recipe: Recipe,
+    root: Path,
+    config: Any,
+    *,
+    retry_failed: bool,
+    progress: bool,
+    say: Callable[[str], None],
+) -> dict[str, JudgeRun]:
+    """Each part of ``recipe``, in order, an ordinary run into ``root/<part name>``."""
     runs: dict[str, JudgeRun] = {}
     for part in recipe.parts:
         if part.says:
@@ -227,7 +252,7 @@ def run_recipe(
             progress=progress,
             log=say,
         )
-    return JudgeRun(run_dir=root, scores=task.combine(recipe, runs, root, config, options))
+    return runs
 
 
 def _to_stderr(line: str) -> None:

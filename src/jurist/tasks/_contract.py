@@ -26,8 +26,9 @@ A task says, for one kind of judgment:
   (:attr:`Task.llm_judge_hint`); what of the data a judge needs besides its items
   (:meth:`Task.judge_options`);
 - how recorded results are scored (:meth:`Task.score`, built from the pure functions
-  of :mod:`jurist.metrics`) and reported (:meth:`Task.report`), and how a run just judged
-  is scored with the dataset it was judged from (:meth:`Task.score_judged`);
+  of :mod:`jurist.metrics`) and reported (:meth:`Task.report`); a run just judged is scored
+  by the same :meth:`Task.score`, inside a block where the dataset it was judged from is
+  already read (:func:`jurist.tasks.read_once` of kind ``"dataset"``);
 - how gold joins the per-item table when a run is scored against it (:meth:`Task.gold_columns`),
   the tables of units of several items (:meth:`Task.unit_tables`), whether a gold file is
   read at all (:attr:`Task.reads_gold`), and whether a run scored without one is compared
@@ -86,7 +87,7 @@ from jurist.report.review import Review
 from jurist.schemas import ItemResult
 from jurist.tasks._calibration import CalibrationPlan, GoldAgreement
 from jurist.tasks._metric import Metric, computed_metrics, metric_list, metric_markdown, metric_values
-from jurist.tasks._read_once import reading_once
+from jurist.tasks._read_once import DATASET, read_once, reading_once
 from jurist.tasks._results import (
     JudgedItems,
     JudgeRun,
@@ -568,6 +569,13 @@ class Task:
         ``run`` is a list when the command line names several files; tasks that score
         several files at once (e.g. RGB prediction files) override this method.
 
+        It is also the judging loop's last step (:func:`jurist.jury.loop.run_judgment`):
+        the run just judged is scored with ``write``, against ``gold`` the data it judged,
+        inside a block where that data's dataset (what :meth:`read` gave) is already read:
+        a part that needs it asks ``read_once("dataset", gold, lambda: self.read(gold,
+        options))`` (:func:`jurist.tasks.read_once`) and gets it without reading the file
+        again; ``jurist score`` reads it.
+
         The steps, the same for every task that scores one run: the gold file
         (:attr:`reads_gold`, :attr:`gold_from_run`); the per-item table (:meth:`item_row`)
         and :meth:`summarize`; the gold columns (:meth:`gold_columns`) and the unit tables
@@ -580,29 +588,16 @@ class Task:
         """
         path = one_run(self, run)
         gold = scoring_gold(self, path, gold)
-        with reading_once():  # the summary, the gold columns and the unit tables read gold once
+        # The summary, the gold columns, the unit tables and the metrics read gold once.
+        with reading_once():
             scores = scored_items(self, path, options, gold)
             if gold is not None:
                 scores.items = self.gold_columns(scores.items, gold, options)
             scores.extra.update(self.unit_tables(scores.items, gold, options))
-        return finish_scores(self, scores, path, options, gold, write=write)
+            return finish_scores(self, scores, path, options, gold, write=write)
 
     def _gold_metrics(self) -> list[Metric]:
         return [metric for metric in computed_metrics(self.metrics) if metric.needs_gold]
-
-    def score_judged(
-        self, run_dir: Path, dataset: Any, options: BaseModel, *, gold: str | Path | None = None
-    ) -> Scores:
-        """Score the run just judged into ``run_dir`` from ``dataset`` (what :meth:`read`
-        returned) and write its exports: the judging loop's last step, under the run's lock.
-
-        The default is :meth:`score` of the run directory with ``write``, against ``gold``
-        (the data that was judged). A task whose figures come from the data as well as from
-        the judged items overrides it to score with the dataset in hand: ``gates`` judges
-        only the answered traces that have a gold claim, and adds those verdicts to the
-        gates its dataset computed from every trace, without reading the traces again.
-        """
-        return self.score(run_dir, options, gold=gold, write=True)
 
     # ------------------------------------------------------------------ review
 
@@ -829,7 +824,8 @@ def finish_scores(
     task: Task, scores: Scores, run: Path, options: BaseModel, gold: str | Path | None, *, write: bool
 ) -> Scores:
     """Complete a scored run: the task's computed metrics into the summary (those that need
-    gold only with ``gold``, given the task's dataset read from it), the report (the task's
+    gold only with ``gold``, given the task's dataset read from it, through
+    :func:`~jurist.tasks._read_once.read_once` of kind ``"dataset"``), the report (the task's
     :meth:`Task.report` and a table of those metrics), and with ``write`` and a run
     directory the exports, written under the run's lock.
 
@@ -843,7 +839,8 @@ def finish_scores(
         if gold is not None and any(metric.needs_gold for metric in metrics):
             from jurist.datasets.samples import resolve_input
 
-            gold_data = task.read(resolve_input(gold), options)
+            file = resolve_input(gold)
+            gold_data = read_once(DATASET, file, lambda: task.read(file, options))
         values = metric_values(metrics, scores.items, gold_data, with_gold=with_gold, taken=scores.summary)
         scores.summary = json_ready({**scores.summary, **values})
     scores.report = task.report(scores)

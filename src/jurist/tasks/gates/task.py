@@ -24,6 +24,7 @@ from jurist.report.jsonout import dumps
 from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text
+from jurist.tasks._read_once import DATASET, read_once
 from jurist.tasks.gates.claims import ClaimItems, add_claim_verdicts, claim_baseline_judge, collect_claims
 from jurist.tasks.gates.figures import REVIEW, gates_figures
 from jurist.tasks.gates.options import GatesOptions, as_gates_options, gold_of, thresholds_of
@@ -86,17 +87,6 @@ class GatesTask(Task):
     def baseline(self, options: BaseModel) -> Judge:
         return claim_baseline_judge()
 
-    def score_judged(
-        self, run_dir: Path, dataset: ClaimItems, options: BaseModel, *, gold: str | Path | None = None
-    ) -> Scores:
-        """The gates of every trace in ``dataset`` with the claim verdicts recorded in
-        ``run_dir`` added, written there as ``summary.json`` and ``report.md`` (what
-        ``jurist gate --judge`` reports). ``gold`` is the judged trace file, already read."""
-        scores = scores_of(add_claim_verdicts(dataset, iter_run_results(run_dir)))
-        atomic_write_text(run_dir / "summary.json", dumps(scores.summary))
-        atomic_write_text(run_dir / "report.md", scores.report)
-        return scores
-
     def summary_lines(self, run: JudgeRun) -> list[str]:
         report = run.scores.extra["report"]
         lines = [f"gates: {gate_verdict(report)}; {report.totals.traces} traces scored"]
@@ -118,13 +108,17 @@ class GatesTask(Task):
         is called. ``report`` is the Markdown of ``jurist gate``, ``summary`` its JSON, ``items``
         the per-question table and ``extra["report"]`` the
         :class:`~jurist.tasks.gates.records.GateReport`. ``write`` is ignored (a trace file is
-        not a run directory)."""
+        not a run directory).
+
+        A run directory of the claim judge is scored as :func:`claim_run_scores` says: the
+        gates of the traces it judged with its verdicts added when this scoring holds those
+        traces (the judging loop), else what the run recorded."""
         if isinstance(run, list):
             if len(run) != 1:
                 raise self.unsupported("score several trace files at once")
             run = run[0]
         if Path(run).is_dir():
-            return _recorded_scores(Path(run))
+            return claim_run_scores(Path(run), gold, write=write)
         opts = as_gates_options(options)
         report = score_traces(
             gold_of(opts, gold), run, thresholds=thresholds_of(opts), refusal_token=opts.refusal_token
@@ -143,6 +137,29 @@ class GatesTask(Task):
 
         report = scores.extra.get("report")
         return render_markdown(report) if report is not None else super().report(scores)
+
+
+def claim_run_scores(run_dir: Path, traces: str | Path | None, *, write: bool) -> Scores:
+    """The scores of a run directory of the claim judge.
+
+    When this scoring holds the claim items of ``traces`` (the judging loop scores its run
+    with the dataset it judged: :func:`~jurist.tasks.read_once` of kind ``"dataset"``), the
+    gates of every trace they were collected from with the run's claim verdicts added,
+    written with ``write`` as ``summary.json`` and ``report.md`` (what ``jurist gate --judge``
+    reports). Otherwise what the run recorded (:func:`_recorded_scores`): ``jurist score gates
+    RUN_DIR`` is given no trace file (its ``--gold`` is the QA set), so it reads back the
+    scores the judging loop wrote.
+    """
+    claims: ClaimItems | None = None
+    if traces is not None:
+        claims = read_once(DATASET, traces, lambda: None)  # never read here: only what is held
+    if claims is None:
+        return _recorded_scores(run_dir)
+    scores = scores_of(add_claim_verdicts(claims, iter_run_results(run_dir)))
+    if write:
+        atomic_write_text(run_dir / "summary.json", dumps(scores.summary))
+        atomic_write_text(run_dir / "report.md", scores.report)
+    return scores
 
 
 def _recorded_scores(run_dir: Path) -> Scores:

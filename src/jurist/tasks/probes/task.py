@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from jurist.errors import InputError
 from jurist.runner import MANIFEST, Item, iter_run_results
 from jurist.tasks._contract import JudgeRun, Part, Recipe, Scores, Task, atomic_write_text
+from jurist.tasks._read_once import read_once
 from jurist.tasks._results import strict_json
 from jurist.tasks.probes.cases import ProbeCase
 from jurist.tasks.probes.planting import ProbePlan, check_fields, plan_probes
@@ -120,7 +121,10 @@ class _Probed:
 
 
 def _first_items(task: Task, path: str | Path, options: BaseModel, limit: int) -> _Probed:
-    dataset = task.read(path, options)
+    """The probed task's dataset of ``path`` and its first ``limit`` items; the data is read
+    once for the probe's parts and its report (:func:`~jurist.jury.loop.run_recipe` reads
+    its recipe inside one :func:`~jurist.tasks._read_once.reading_once` block)."""
+    dataset = read_once(f"probed data of {task.name}", path, lambda: task.read(path, options))
     items = list(islice(task.items(dataset, options), limit))
     if not items:
         raise InputError("the data has no items to probe", path=path)
@@ -227,14 +231,6 @@ class PlantedItems(_Wrapped):
     def judge_options(self, dataset: Any, options: BaseModel) -> BaseModel:
         return self.base.judge_options(dataset.base, options)
 
-    def score_judged(
-        self, run_dir: Path, dataset: Any, options: BaseModel, *, gold: str | Path | None = None
-    ) -> Scores:
-        """The run's exports as any run's, and the plans for :meth:`InjectionProbe.combine`."""
-        scores = self.score(run_dir, options, write=True)
-        scores.extra["planted"] = dataset
-        return scores
-
 
 class InjectionProbe(_Wrapped):
     """The injection probe of a task's judge: its :class:`CleanItems` run, then its
@@ -268,8 +264,13 @@ class InjectionProbe(_Wrapped):
     def combine(
         self, recipe: Recipe, runs: Mapping[str, JudgeRun], out: Path, config: JudgeConfig, options: BaseModel
     ) -> Scores:
-        """The report of the two runs, written as ``summary.json`` and ``report.md`` into ``out``."""
-        planted: _Planted = runs[PROBES].scores.extra["planted"]
+        """The report of the two runs, written as ``summary.json`` and ``report.md`` into ``out``.
+
+        The planted items are those the probes part judged: its task's dataset of the clean
+        run, made again from the clean verdicts (the same on every read; the probed data is
+        not read again)."""
+        (part,) = (part for part in recipe.parts if part.name == PROBES)
+        planted: _Planted = part.task.read(runs[CLEAN].run_dir, part.options)
         results = {result.id: result for result in iter_run_results(runs[PROBES].run_dir)}
         declared = list(self.base.outputs)
         report = ProbeReport(

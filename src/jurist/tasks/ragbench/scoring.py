@@ -23,7 +23,7 @@ from jurist.metrics.trace import Weighting, trace_scores_for_sentences
 from jurist.programs.ragbench.baseline import RagbenchBaseline
 from jurist.schemas import ItemResult
 from jurist.sentences import keyed_inputs
-from jurist.tasks._read_once import read_once
+from jurist.tasks._read_once import DATASET, read_once
 
 if TYPE_CHECKING:
     from jurist.signatures.ragbench import RagbenchLabels
@@ -164,12 +164,14 @@ def _reasons(frame: pd.DataFrame, checks: list[tuple[str, pd.Series]]) -> tuple[
 
 def gold_data(gold_path: str | Path) -> tuple[pd.DataFrame, RagbenchDataset]:
     """The gold labels of a RAGBench file as a table (one row per id), and the file itself;
-    read once inside :func:`~jurist.tasks._read_once.reading_once`."""
+    read once inside :func:`~jurist.tasks._read_once.reading_once`, and not at all when the
+    scoring holds the file's dataset (the judging loop's: kind ``"dataset"``)."""
     return read_once("ragbench gold", gold_path, lambda: _gold_data(gold_path))
 
 
 def _gold_data(gold_path: str | Path) -> tuple[pd.DataFrame, RagbenchDataset]:
-    dataset = load_ragbench(resolve_input(gold_path))
+    path = resolve_input(gold_path)
+    dataset = read_once(DATASET, path, lambda: load_ragbench(path))  # the task's `read`
     rows = [
         {
             "id": row.id,

@@ -8,8 +8,9 @@
 
 Both are internal tasks (not registered): each instance is named as its run's manifest
 records it (``rgb zh_refine/noise1.0_passage5``, ``rgb zh_refine/noise1.0_passage5 rejection
-judge``). Their scoring writes no exports: the suite writes each setting's prediction file and
-``scores.json`` once its judge has run (:mod:`jurist.tasks.rgb.suite`).
+judge``). Their scoring (their ``score``, which the judging loop calls as for every run) writes
+no exports: the suite writes each setting's prediction file and ``scores.json`` once its judge
+has run (:mod:`jurist.tasks.rgb.suite`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from jurist.metrics.rgb import rgb_labels_improved
 from jurist.programs.rgb.baseline import ExtractiveResponder
 from jurist.programs.rgb.program import RGBResponder, responder_postprocess
 from jurist.runner import MANIFEST, Item, iter_run_results
-from jurist.tasks._contract import Scores, Task
+from jurist.tasks._contract import Scores, Task, one_run, scoring_gold
+from jurist.tasks._read_once import DATASET, read_once
 from jurist.tasks.rgb.judges import JudgeKind, judge_inputs
 from jurist.tasks.rgb.judgment_tasks import RGBErrorDetectionTask, RGBJudgmentTask, RGBRejectionTask
 from jurist.tasks.rgb.run import RGBSetting
@@ -180,12 +182,30 @@ class RGBAnswers(Task):
         instructions = _answer_options(options).instructions
         return [instructions] if instructions is not None else []
 
-    def score_judged(
-        self, run_dir: Path, dataset: Any, options: BaseModel, *, gold: str | Path | None = None
+    gold_from_run = True
+
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
     ) -> Scores:
-        """The answers as RGB's records (its fields, the improved labels, status), in the
-        file's order; an item not recorded (an interrupted run) is neither scored nor failed.
-        Writes nothing: the suite writes the prediction file and ``scores.json``."""
+        """The answers as RGB's records (its fields, the improved labels, status), in the order
+        of the RGB file ``gold`` (the judging loop's: the file the run answered; else the one
+        its manifest records); an item not recorded (an interrupted run) is neither scored nor
+        failed. Writes nothing, ``write`` or not: the suite writes the prediction file and
+        ``scores.json``.
+
+        Raises:
+            InputError: No RGB file is given and the one the run answered is gone.
+        """
+        run_dir = one_run(self, run)
+        data = scoring_gold(self, run_dir, gold)
+        if data is None:
+            raise InputError("the RGB file this run answered is gone; give it as gold", path=run_dir)
+        dataset = read_once(DATASET, data, lambda: self.read(data, options))
         chosen = _answer_options(options)
         results = {result.id: result for result in iter_run_results(run_dir)}
         records: list[dict[str, Any]] = []
@@ -267,10 +287,17 @@ class _JudgesAnswers(RGBJudgmentTask):
             for item_id, query, prediction in dataset.answers
         ]
 
-    def score_judged(
-        self, run_dir: Path, dataset: Any, options: BaseModel, *, gold: str | Path | None = None
+    def score(
+        self,
+        run: str | Path | list[Path],
+        options: BaseModel,
+        *,
+        gold: str | Path | None = None,
+        write: bool = False,
     ) -> Scores:
-        """The verdicts by item id, and the judge's name. Writes nothing (the suite reports them)."""
+        """The verdicts by item id, and the judge's name. Writes nothing, ``write`` or not
+        (the suite reports them); ``gold`` (the answer run judged) is not needed."""
+        run_dir = one_run(self, run)
         verdicts = {result.id: result for result in iter_run_results(run_dir)}
         return Scores(
             items=pd.DataFrame([result.table_row() for result in verdicts.values()]),
