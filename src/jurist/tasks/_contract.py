@@ -87,6 +87,7 @@ from jurist.report.review import Review
 from jurist.schemas import ItemResult
 from jurist.tasks._calibration import CalibrationPlan, GoldAgreement
 from jurist.tasks._metric import Metric, computed_metrics, metric_list, metric_markdown, metric_values
+from jurist.tasks._other_files import OtherFiles, scorer_of
 from jurist.tasks._read_once import DATASET, read_once, reading_once
 from jurist.tasks._results import (
     JudgedItems,
@@ -566,8 +567,9 @@ class Task:
     ) -> Scores:
         """Score a recorded run (its directory or ``results.jsonl``); no model is called.
 
-        ``run`` is a list when the command line names several files; tasks that score
-        several files at once (e.g. RGB prediction files) override this method.
+        ``run`` is a list when the command line names several files. Files another tool
+        judged go to the task's :meth:`other_files` kind that takes them all; the rest of
+        this describes a run of jurist's.
 
         It is also the judging loop's last step (:func:`jurist.jury.loop.run_judgment`):
         the run just judged is scored with ``write``, against ``gold`` the data it judged,
@@ -586,6 +588,12 @@ class Task:
         directory, writes ``results.jsonl``, ``items.csv``, ``items.parquet``,
         ``summary.json`` and ``report.md`` into it (each atomically).
         """
+        paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
+        other = scorer_of(self.other_files(options), paths)
+        if other is not None:
+            if len(paths) > 1 and not other.several:
+                raise ConfigError(f"task {self.name!r} scores one of its {other.what} at a time", field="run")
+            return other.score(paths, options, gold)
         path = one_run(self, run)
         gold = scoring_gold(self, path, gold)
         # The summary, the gold columns, the unit tables and the metrics read gold once.
@@ -595,6 +603,13 @@ class Task:
                 scores.items = self.gold_columns(scores.items, gold, options)
             scores.extra.update(self.unit_tables(scores.items, gold, options))
             return finish_scores(self, scores, path, options, gold, write=write)
+
+    def other_files(self, options: BaseModel) -> Sequence[OtherFiles]:
+        """Files another tool judged that this task scores (RGB's prediction files, a
+        tagger's token-tag file), each kind an :class:`~jurist.tasks._other_files.OtherFiles`:
+        how a path is recognised and how the files are scored. :meth:`score` hands the paths
+        it is given to the first kind that takes all of them. Default: none."""
+        return ()
 
     def _gold_metrics(self) -> list[Metric]:
         return [metric for metric in computed_metrics(self.metrics) if metric.needs_gold]

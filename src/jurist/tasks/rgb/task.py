@@ -15,6 +15,7 @@ from jurist.errors import ConfigError
 from jurist.judges.config import JudgeConfig
 from jurist.report.figures import Figure
 from jurist.tasks._contract import JudgeRun, Recipe, Scores, Task
+from jurist.tasks._other_files import OtherFiles
 from jurist.tasks.rgb.figures import predictions_figures, suite_figures
 from jurist.tasks.rgb.judges import RGB_JUDGE_TASKS
 from jurist.tasks.rgb.judgment_tasks import RGBErrorDetectionTask, RGBJudgmentTask, RGBRejectionTask
@@ -130,34 +131,23 @@ class RGBTask(Task):
             lines.append(f"chart: {run.summary['chart']}")
         return lines
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score RGB prediction files as RGB's evaluation does (no model is called).
+    def other_files(self, options: BaseModel) -> list[OtherFiles]:
+        """RGB's prediction files, scored as RGB's evaluation scores them (no model is called).
 
         A directory stands for the prediction files under it (e.g. the ``--out`` of a suite, or
         RGB's ``result-en``), without the score files RGB writes next to them
-        (``..._result.json``, ``..._chatgptresult.json``).
-        ``summary`` is the list of per-file scores (what ``jurist score rgb --json`` prints).
+        (``..._result.json``, ``..._chatgptresult.json``). The scores' ``summary`` is the list
+        of per-file scores (what ``jurist score rgb --json`` prints).
         """
+        return [OtherFiles("RGB prediction files", lambda path: True, self._score_predictions, several=True)]
+
+    def _score_predictions(self, given: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
         chosen = _rgb_options(options)
         paths: list[Path] = []
-        for path in run if isinstance(run, list) else [Path(run)]:
-            found = (
-                sorted(
-                    file
-                    for file in Path(path).rglob("prediction_*.json")
-                    if not file.name.endswith(_SCORE_FILES)
-                )
-                if Path(path).is_dir()
-                else []
-            )
-            paths.extend(found or [Path(path)])
+        for path in given:
+            found = sorted(path.rglob("prediction_*.json")) if path.is_dir() else []
+            found = [file for file in found if not file.name.endswith(_SCORE_FILES)]
+            paths.extend(found or [path])
         results = score_rgb_predictions(
             paths,
             recheck=chosen.recheck,
