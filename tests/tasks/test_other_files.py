@@ -12,8 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from jurist.errors import ExitCode
-from jurist.tasks import Scores, register_task
-from jurist.tasks._other_files import OtherFiles
+from jurist.tasks import OtherFiles, Scores, register_task
 from metric_task import CapsMetricTask, write_texts
 from support import run_cli
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     )
     from jurist.tasks._estimate import Estimate
     from jurist.tasks._metric import Metric, MetricValue
+    from jurist.tasks._other_files import OtherFiles
     from jurist.tasks._read_once import read_once
     from jurist.tasks._registry import (
         ENTRY_POINT_GROUP,
@@ -49,6 +50,7 @@ __all__ = [
     "Metric",
     "MetricValue",
     "NoOptions",
+    "OtherFiles",
     "Scores",
     "Task",
     "Estimate",
