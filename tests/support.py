@@ -160,3 +160,26 @@ def optimized(name: str, **options: Any) -> Optimized:
 
     task = get_task(name)
     return Optimized(task, task.options(options))
+
+
+def write_compiled(task: str, state: dict[str, Any], path: Path, config: Any = None) -> Path:
+    """An artifact of ``jurist optimize TASK`` holding the program ``state``, compiled with
+    ``config`` (default: a model named ``openai/compiled-for`` on a closed loopback port)."""
+    from jurist.judges.config import JudgeConfig
+    from jurist.optimization import Artifact, DataSplit, write_artifact
+    from jurist.runner import versions
+
+    if config is None:
+        config = JudgeConfig(model="openai/compiled-for", api_base="http://127.0.0.1:9/v1", cache=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    artifact = Artifact(
+        task=task,
+        optimizer={"name": "bootstrap", "settings": {}},
+        judge_config=config.model_dump(mode="json", exclude={"program"}),
+        data={"train": DataSplit(path="t", sha256="0" * 64, examples=1), "dev": None, "test": None},
+        versions=versions(),
+        scores={},
+        created_at="2026-01-01T00:00:00+00:00",
+        program=state,
+    )
+    return write_artifact(artifact, path)

@@ -17,11 +17,10 @@ from jurist.datasets.samples import resolve_input
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, LLMJudge
 from jurist.metrics.heritage.taxonomy import ENTITY_LABELS
-from jurist.optimization import Artifact, DataSplit, write_artifact
 from jurist.optimization._artifact import program_state
 from jurist.programs.heritage.program import HeritageEntityExtractor, HeritageTypeClassifier
-from jurist.runner import versions
 from jurist.tasks import Task, get_task
+from support import write_compiled
 
 LLM = JudgeConfig(model="openai/pinned", api_base="http://127.0.0.1:9/v1", cache=False)
 LLM_FINGERPRINT = "6949061777fe029f"
@@ -79,22 +78,7 @@ def _artifact(task: str, program: Any, path: Path) -> None:
     state = program_state(program)
     for predictor in state.values():
         predictor["signature"]["instructions"] = f"Compiled {task}."
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_artifact(
-        Artifact(
-            task=task,
-            optimizer={"name": "bootstrap", "settings": {}},
-            judge_config=JudgeConfig(
-                model="openai/compiled-for", api_base="http://127.0.0.1:9/v1", cache=False
-            ).model_dump(mode="json", exclude={"program"}),
-            data={"train": DataSplit(path="t", sha256="0" * 64, examples=1), "dev": None, "test": None},
-            versions=versions(),
-            scores={},
-            created_at="2026-01-01T00:00:00+00:00",
-            program=state,
-        ),
-        path,
-    )
+    write_compiled(task, state, path)
 
 
 @pytest.mark.parametrize(

@@ -15,31 +15,18 @@ import pytest
 from jurist.errors import ArtifactError
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, LLMJudge
-from jurist.optimization import Artifact, DataSplit, write_artifact
 from jurist.optimization._artifact import program_state
 from jurist.programs.rgb.program import ErrorDetectionJudge, RejectionJudge
-from jurist.runner import versions
 from jurist.tasks import Task, get_task
 from jurist.tasks.rgb import make_rgb_judge
+from support import write_compiled
 
 
 def _artifact(task: str, path: Path) -> Path:
     program = RejectionJudge() if task == "rgb-rejection" else ErrorDetectionJudge()
     state = program_state(program)
     state["judge"]["signature"]["instructions"] = f"Compiled instructions of {task}."
-    artifact = Artifact(
-        task=task,
-        optimizer={"name": "bootstrap", "settings": {}},
-        judge_config=JudgeConfig(
-            model="openai/compiled-for", api_base="http://127.0.0.1:9/v1", cache=False
-        ).model_dump(mode="json", exclude={"program"}),
-        data={"train": DataSplit(path="t", sha256="0" * 64, examples=1), "dev": None, "test": None},
-        versions=versions(),
-        scores={},
-        created_at="2026-01-01T00:00:00+00:00",
-        program=state,
-    )
-    return write_artifact(artifact, path)
+    return write_compiled(task, state, path)
 
 
 def _instructions(judge: LLMJudge) -> str:

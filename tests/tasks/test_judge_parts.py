@@ -18,11 +18,9 @@ from jurist.errors import ArtifactError, ConfigError
 from jurist.judges.adapters import make_adapter
 from jurist.judges.config import JudgeConfig
 from jurist.judges.judge import BaselineJudge, Judge, LLMJudge
-from jurist.optimization import Artifact, DataSplit, write_artifact
 from jurist.optimization._artifact import program_state
-from jurist.runner import versions
 from jurist.tasks import Task, get_task
-from support import run_cli
+from support import run_cli, write_compiled
 
 MODEL = JudgeConfig(model="openai/some-model", api_base="http://127.0.0.1:9/v1", cache=False)
 PAIRWISE_GOLD_REFUSAL = (
@@ -83,19 +81,7 @@ class _Parts(Task):
 def _artifact(task: str, path: Path) -> Path:
     state = program_state(_Program())
     state["judge"]["signature"]["instructions"] = "Compiled."
-    return write_artifact(
-        Artifact(
-            task=task,
-            optimizer={"name": "bootstrap", "settings": {}},
-            judge_config=MODEL.model_dump(mode="json", exclude={"program"}),
-            data={"train": DataSplit(path="t", sha256="0" * 64, examples=1), "dev": None, "test": None},
-            versions=versions(),
-            scores={},
-            created_at="2026-01-01T00:00:00+00:00",
-            program=state,
-        ),
-        path,
-    )
+    return write_compiled(task, state, path, MODEL)
 
 
 def test_pairwise_gold_refuses_an_llm_judge_and_points_to_pairwise(tmp_path: Path, capsys):
