@@ -37,29 +37,9 @@ def test_inside_a_block_each_kind_and_file_is_read_once_and_nested_blocks_share(
     assert reads == ["a", "b", "a2", "a"]
 
 
-def test_scoring_a_ragbench_run_reads_its_gold_file_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = tmp_path / "run"
-    jurist.judge("ragbench", "sample:ragbench", out=run)
-    opened: list[Path] = []
-    original = ragbench_data.load_ragbench
-
-    def counted(path, *args, **kwargs):
-        opened.append(Path(path))
-        return original(path, *args, **kwargs)
-
-    monkeypatch.setattr("jurist.tasks.ragbench.scoring.load_ragbench", counted)
-    scores = jurist.score("ragbench", run, gold="sample:ragbench")
-    assert opened == [Path(resolve_input("sample:ragbench"))]
-    # The summary's agreement and the per-item gold columns both come from that one read.
-    assert scores.summary["agreement"]["hallucination_auroc"] == pytest.approx(0.711, abs=5e-4)
-    assert scores.items["gold_supported"].notna().all()
-
-
-def test_judging_ragbench_reads_its_data_once_and_scores_it_as_before(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def ragbench_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The RAGBench files read from now on, by the task and by its scoring."""
     opened: list[Path] = []
     original = ragbench_data.load_ragbench
 
@@ -69,6 +49,25 @@ def test_judging_ragbench_reads_its_data_once_and_scores_it_as_before(
 
     monkeypatch.setattr("jurist.tasks.ragbench.scoring.load_ragbench", counted)
     monkeypatch.setattr("jurist.tasks.ragbench.task.load_ragbench", counted)
+    return opened
+
+
+def test_scoring_a_ragbench_run_reads_its_gold_file_once(tmp_path: Path, ragbench_reads: list[Path]) -> None:
+    run = tmp_path / "run"
+    jurist.judge("ragbench", "sample:ragbench", out=run)
+    ragbench_reads.clear()
+    opened = ragbench_reads
+    scores = jurist.score("ragbench", run, gold="sample:ragbench")
+    assert opened == [Path(resolve_input("sample:ragbench"))]
+    # The summary's agreement and the per-item gold columns both come from that one read.
+    assert scores.summary["agreement"]["hallucination_auroc"] == pytest.approx(0.711, abs=5e-4)
+    assert scores.items["gold_supported"].notna().all()
+
+
+def test_judging_ragbench_reads_its_data_once_and_scores_it_as_before(
+    tmp_path: Path, ragbench_reads: list[Path]
+) -> None:
+    opened = ragbench_reads
     run = jurist.judge("ragbench", "sample:ragbench", out=tmp_path / "run", progress=False)
     # The loop's read; its scoring (summary, gold columns) is handed that dataset.
     assert opened == [Path(resolve_input("sample:ragbench"))]
