@@ -236,3 +236,32 @@ def test_cli_scores_conll_2003_types_without_naming_them(
         run_cli(["score", "heritage-ner", str(pred), "--gold", str(gold), "--labels", "ORG", "--json"]) == 0
     )
     assert json.loads(capsys.readouterr().out)["ner"]["strict"]["f1"] == 1.0
+
+
+def test_a_token_tag_file_is_a_declared_kind_of_other_files(tmp_path: Path) -> None:
+    from jurist.errors import ConfigError
+    from jurist.tasks import Task, get_task
+
+    task = get_task("heritage-ner")
+    options = task.options({"tag_mode": "strict"})
+    (kind,) = task.other_files(options)
+    assert kind.what == "token-tag prediction files" and not kind.several
+    assert kind.takes(PRED) and not kind.takes(tmp_path) and not kind.takes(tmp_path / "missing.conll")
+    # The contract's score hands the file to the kind: the same scores as the tagger's scoring.
+    scores = Task.score(task, PRED, options, gold=GOLD)
+    expected = score_tagged_predictions(PRED, GOLD, tags=TagDecoding("strict"))
+    assert scores.summary["ner"]["strict"] == expected.summary["ner"]["strict"]
+    assert scores.summary["run"]["judge"] == f"token-tag predictions {PRED.name}"
+    with pytest.raises(ConfigError, match="needs the gold file"):
+        Task.score(task, PRED, options)
+    with pytest.raises(ConfigError, match="one of its token-tag prediction files at a time"):
+        task.score([PRED, PRED], options, gold=GOLD)
+
+
+def test_cli_refuses_several_token_tag_files_and_one_without_gold(capsys: pytest.CaptureFixture[str]) -> None:
+    from jurist.errors import ExitCode
+
+    assert run_cli(["score", "heritage", str(PRED), str(PRED), "--gold", str(GOLD)]) == ExitCode.BAD_INPUT
+    assert "scores one of its token-tag prediction files at a time" in capsys.readouterr().err
+    assert run_cli(["score", "heritage", str(PRED)]) == ExitCode.BAD_INPUT
+    assert "needs the gold file (--gold)" in capsys.readouterr().err

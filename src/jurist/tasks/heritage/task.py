@@ -4,7 +4,7 @@ that judges and scores that sub-task alone, and is calibrated and optimized on i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -31,6 +31,7 @@ from jurist.report.review import Review
 from jurist.runner import Item
 from jurist.tasks._calibration import CalibrationPlan
 from jurist.tasks._contract import JudgeRun, Postprocess, Scores, Task, json_ready
+from jurist.tasks._other_files import OtherFiles, scorer_of
 from jurist.tasks.heritage import optimize_linking_qa, optimize_text
 from jurist.tasks.heritage.calibration import subtask_calibration
 from jurist.tasks.heritage.compare import compare_heritage
@@ -213,22 +214,15 @@ class HeritageTask(Task):
         """Score a run (every metric and the target table); with the option ``compare``, also
         paired significance tests against another run of the same gold (``summary["comparison"]``).
 
-        A token-tag file (``.conll``, ``.bio``, ``.iob``, ...) in place of the run is a
-        tagger's predictions: its entities are scored against ``gold`` (NER metrics only).
+        A tagger's token-tag file is scored by its :meth:`other_files` kind.
         """
+        if scorer_of(self.other_files(options), _paths(run)) is not None:
+            return super().score(run, options, gold=gold, write=write)
         if isinstance(run, list):
             if len(run) != 1:
                 raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
             run = run[0]
         setup = self.setup(options)
-        if is_token_tag_file(run) and Path(run).is_file():
-            if gold is None:
-                raise ConfigError("scoring token-tag predictions needs the gold file (--gold)", field="gold")
-            # The entity types of the files, unless --labels names others than the default.
-            labels = setup.labels if setup.labels != tuple(ENTITY_LABELS) else None
-            tagged = score_tagged_predictions(run, gold, tags=setup.tags, labels=labels)
-            tagged.summary = json_ready(tagged.summary)
-            return tagged
         scores = score_heritage(
             run,
             gold,
@@ -252,6 +246,24 @@ class HeritageTask(Task):
         scores.report = self.report(scores)
         return scores
 
+    def other_files(self, options: BaseModel) -> Sequence[OtherFiles]:
+        """A tagger's predictions in a token-tag file (``.conll``, ``.bio``, ``.iob``, ...; see
+        :func:`~jurist.datasets.heritage.conll.is_token_tag_file`): its entities scored
+        against ``--gold`` (NER metrics only), one file at a time."""
+        return [OtherFiles("token-tag prediction files", _token_tag_file, self._score_tags)]
+
+    def _score_tags(self, paths: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
+        """The token-tag predictions ``paths[0]`` scored against ``gold`` with the run's
+        decoding (:func:`~jurist.tasks.heritage.score_tags.score_tagged_predictions`)."""
+        if gold is None:
+            raise ConfigError("scoring token-tag predictions needs the gold file (--gold)", field="gold")
+        setup = self.setup(options)
+        # The entity types of the files, unless --labels names others than the default.
+        labels = setup.labels if setup.labels != tuple(ENTITY_LABELS) else None
+        tagged = score_tagged_predictions(paths[0], gold, tags=setup.tags, labels=labels)
+        tagged.summary = json_ready(tagged.summary)
+        return tagged
+
     def report(self, scores: Scores) -> str:
         items = scores.items
         text = render_report(scores.summary, items[items["status"] == "failed"])
@@ -273,6 +285,16 @@ class HeritageTask(Task):
             value = "n/a" if row["value"] is None else f"{row['value']:.3f}"
             lines.append(f"  {row['task']} {row['metric']}: {value} ({row['status']})")
         return [*lines, f"report: {run.run_dir / 'report.md'}"]
+
+
+def _paths(run: str | Path | list[Path]) -> list[Path]:
+    """The paths ``jurist score`` was given."""
+    return [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
+
+
+def _token_tag_file(path: Path) -> bool:
+    """Whether ``path`` is a token-tag file (a tagger's predictions), not a run of jurist's."""
+    return is_token_tag_file(path) and path.is_file()
 
 
 class _SubTask(HeritageTask):
