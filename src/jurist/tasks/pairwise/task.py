@@ -27,6 +27,7 @@ from jurist.tasks._contract import (
     one_run,
     write_exports,
 )
+from jurist.tasks._other_files import OtherFiles, scorer_of
 from jurist.tasks._results import run_info
 from jurist.tasks.pairwise import calibration, optimization
 from jurist.tasks.pairwise.alpaca import (
@@ -111,14 +112,15 @@ def _write_run(run_dir: Path, scores: Scores) -> None:
     write_exports(run_dir, scores, iter_run_results(run_dir))
 
 
-def _alpaca(
-    path: Path, files: list[Path], options: PairwiseOptions, targets: list[Path], *, write: bool
-) -> Scores:
+def _alpaca(paths: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
     """AlpacaEval annotations (one file, or a results folder of them): the leaderboard row or
     table as alpaca_eval computes it, written with the option ``out`` (tables, summaries and
-    ``report.html``) and, with ``write``, into the folder scored."""
+    ``report.html``)."""
     from jurist.report.html import write_run_views
 
+    assert isinstance(options, PairwiseOptions)
+    path = paths[0]
+    files = alpaca_source(path) or []
     gamed = read_length_control(options.length_control)
     settings: dict[str, Any] = {"gamed": gamed, "n_resamples": options.resamples, "seed": options.seed}
     result: AlpacaScores | AlpacaLeaderboard
@@ -132,14 +134,61 @@ def _alpaca(
     scores = Scores(
         items=items, summary={"task": "pairwise", **summary}, report=report, extra={"alpaca": result}
     )
-    for target in targets:
-        write_alpaca(result, target)
+    if options.out is not None:
+        write_alpaca(result, options.out)
         write_run_views(
-            Path(target), figures=alpaca_figures(result), review=Review(), items=items, summary=scores.summary
+            Path(options.out),
+            figures=alpaca_figures(result),
+            review=Review(),
+            items=items,
+            summary=scores.summary,
         )
-    if write and path.is_dir():
-        write_alpaca(result, path)
     return scores
+
+
+def _is_alpaca(path: Path) -> bool:
+    return alpaca_source(path) is not None
+
+
+def _records(paths: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
+    """A SubEval record file (``record_{judge}_{n}.tsv``, judged by SubEval or jurist): its
+    extraction, consistency, win rates and length statistics; with the option ``out``,
+    SubEval's log and tables written there."""
+    assert isinstance(options, PairwiseOptions)
+    records = score_records(
+        paths[0],
+        reference_model=options.reference_model,
+        judge_column=options.judge_column,
+        num_options=options.num_options,
+        n_resamples=options.resamples,
+        seed=options.seed,
+        choice_rule=options.choice_rule,
+    )
+    if options.out is not None:
+        write_pairwise_scores(records, options.out)
+    return _record_scores(records, {})
+
+
+def _not_a_directory(path: Path) -> bool:
+    return not path.is_dir()
+
+
+def _baseline_agreement(files: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
+    """Pairs files judged by the offline baseline in both orders, against their gold labels
+    (each file one dataset); with the option ``out``, the agreement tables written there."""
+    assert isinstance(options, PairwiseGoldOptions)
+    result = judge_pairs_baseline(
+        [resolve_input(file) for file in files],
+        num_options=options.num_options,
+        n_resamples=options.resamples,
+        seed=options.seed,
+        mapping=options.map,
+        split_vote=options.split_vote,
+        choice_rule=options.choice_rule,
+    )
+    if options.out is not None:
+        write_pairs_agreement(result, options.out)
+    return _agreement_scores(result, {})
 
 
 class PairwiseTask(PairwiseReview):
@@ -243,6 +292,15 @@ class PairwiseTask(PairwiseReview):
 
     # ------------------------------------------------------------------ scoring
 
+    def other_files(self, options: BaseModel) -> list[OtherFiles]:
+        """AlpacaEval's annotations as published (a file, or a results folder of them:
+        :mod:`jurist.tasks.pairwise.alpaca`), and a judged SubEval record file
+        (``record_{judge}_{n}.tsv``); one at a time."""
+        return [
+            OtherFiles("AlpacaEval annotations", _is_alpaca, _alpaca),
+            OtherFiles("SubEval record files", _not_a_directory, _records),
+        ]
+
     def score(
         self,
         run: str | Path | list[Path],
@@ -251,50 +309,40 @@ class PairwiseTask(PairwiseReview):
         gold: str | Path | None = None,
         write: bool = False,
     ) -> Scores:
-        """Score a run directory of ``judge`` or a judged SubEval record file; no model is called.
+        """Score a run directory of ``judge``; no model is called. Files another tool judged
+        are the task's :meth:`other_files`.
 
-        With the option ``out``, writes SubEval's log and tables (record files and SubEval
-        runs) or the agreement tables (pairs runs) there. With ``write`` (the judging loop's
-        last step), writes them into the run directory with its exports; a SubEval run's record
-        table is then built again from the run's recorded judgements.
+        With the option ``out``, writes SubEval's log and tables (SubEval runs) or the
+        agreement tables (pairs runs) there. With ``write`` (the judging loop's last step),
+        writes them into the run directory with its exports; a SubEval run's record table is
+        then built again from the run's recorded judgements.
         """
         assert isinstance(options, PairwiseOptions)
-        path = one_run(self, run, "record file or run")
+        paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
+        other = scorer_of(self.other_files(options), paths)
+        if other is not None:
+            return super().score(run, options, gold=gold, write=write)
+        path = one_run(self, run)
         targets = [options.out] if options.out is not None else []
-        files = alpaca_source(path)
-        if files is not None:
-            return _alpaca(path, files, options, targets, write=write)
-        if path.is_dir():
-            rescored = rescore_run(
-                path,
-                data=gold,
-                num_options=options.num_options,
-                reference_model=options.reference_model,
-                judge_column=options.judge_column,
-                n_resamples=options.resamples,
-                seed=options.seed,
-                mapping=options.map,
-                split_vote=options.split_vote,
-                models=options.compare,
-                fill_contents=options.fill_contents or (),
-                choice_rule=options.choice_rule,
-                rebuild=write,
-            )
-            scores = _run_scores(rescored)
-            if write:
-                targets.append(rescored.run_dir)
-                _write_run(rescored.run_dir, scores)
-        else:
-            records = score_records(
-                path,
-                reference_model=options.reference_model,
-                judge_column=options.judge_column,
-                num_options=options.num_options,
-                n_resamples=options.resamples,
-                seed=options.seed,
-                choice_rule=options.choice_rule,
-            )
-            scores = _record_scores(records, {})
+        rescored = rescore_run(
+            path,
+            data=gold,
+            num_options=options.num_options,
+            reference_model=options.reference_model,
+            judge_column=options.judge_column,
+            n_resamples=options.resamples,
+            seed=options.seed,
+            mapping=options.map,
+            split_vote=options.split_vote,
+            models=options.compare,
+            fill_contents=options.fill_contents or (),
+            choice_rule=options.choice_rule,
+            rebuild=write,
+        )
+        scores = _run_scores(rescored)
+        if write:
+            targets.append(rescored.run_dir)
+            _write_run(rescored.run_dir, scores)
         for target in targets:
             if "scores" in scores.extra:
                 write_pairwise_scores(scores.extra["scores"], target)
@@ -387,20 +435,12 @@ class PairwiseGoldTask(PairwiseReview):
     def baseline(self, options: BaseModel) -> Judge:
         return baseline_judge(_num_options(options))
 
-    def _agreement(self, files: list[Path], options: BaseModel) -> Scores:
-        assert isinstance(options, PairwiseGoldOptions)
-        result = judge_pairs_baseline(
-            [resolve_input(file) for file in files],
-            num_options=options.num_options,
-            n_resamples=options.resamples,
-            seed=options.seed,
-            mapping=options.map,
-            split_vote=options.split_vote,
-            choice_rule=options.choice_rule,
-        )
-        if options.out is not None:
-            write_pairs_agreement(result, options.out)
-        return _agreement_scores(result, {})
+    def other_files(self, options: BaseModel) -> list[OtherFiles]:
+        """Pairs files with gold labels, given to ``jurist score`` as they are (several at
+        once, each one dataset): the offline baseline's choices in both orders, computed
+        while scoring (:func:`~jurist.tasks.pairwise.gold.judge_pairs_baseline`), against
+        their labels."""
+        return [OtherFiles("pairs files", _not_a_directory, _baseline_agreement, several=True)]
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         line = headline_line(self.headline(run.summary))
@@ -421,10 +461,10 @@ class PairwiseGoldTask(PairwiseReview):
         directory (the judging loop's last step), into the run directory with its exports.
         """
         assert isinstance(options, PairwiseGoldOptions)
-        paths = [Path(p) for p in run] if isinstance(run, list) else [Path(run)]
-        if not any(path.is_dir() for path in paths):
-            return self._agreement(paths, options)
-        path = one_run(self, paths, "record file or run")
+        paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
+        if scorer_of(self.other_files(options), paths) is not None:
+            return super().score(run, options, gold=gold, write=write)
+        path = one_run(self, run)
         rescored = rescore_run(
             path,
             data=gold,
