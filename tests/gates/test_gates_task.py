@@ -170,3 +170,15 @@ def test_cli_score_judge_and_prompt(files, tmp_path, capsys):
     assert printed.startswith("gates: FAIL") and "judged claim accuracy: 0.333" in printed
     assert run_cli(["prompt", "gates", str(traces), "--gold", str(gold)]) == 0
     assert "The sky is blue on a clear day." in capsys.readouterr().out
+
+
+def test_a_trace_file_is_a_declared_kind_of_file_a_run_directory_is_not(files, tmp_path):
+    gold, traces = files
+    task = get_task("gates")
+    (kind,) = task.other_files(task.options())
+    assert kind.what == "trace files"
+    assert kind.takes(traces) and not kind.takes(tmp_path)
+    scores = kind.score([traces], task.options(), gold)
+    assert scores.summary == report_to_dict(score_traces(gold, traces))
+    with pytest.raises(ConfigError, match="cannot score several trace files at once"):
+        kind.score([traces, traces], task.options(), gold)

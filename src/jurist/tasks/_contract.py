@@ -52,7 +52,8 @@ A task says, for one kind of judgment:
 - for a judgment made of several runs (RGB's suite: noise rates × languages × sets), its
   recipe (:meth:`Task.plan`: the ordinary runs it is made of, each a
   :class:`Part`) and how their runs combine into one report
-  (:meth:`Task.combine`).
+  (:meth:`Task.combine`), to which a part's scored run hands values rather than writing
+  exports (:meth:`Task.combine_values`).
 
 The pipeline (read → items → judge with the batch runner → score → write exports) is not a
 hook: :func:`jurist.jury.loop.run_judgment` composes it from these parts for every judged
@@ -557,6 +558,20 @@ class Task:
         :meth:`gold_columns`, and ``gold`` when given. Default: none."""
         return {}
 
+    def combine_values(self, run: Path, gold: str | Path | None, options: BaseModel) -> dict[str, Any] | None:
+        """For a task run as a part of a recipe (:meth:`plan`) whose :meth:`combine` writes
+        the files: the values a scored run hands to it, by name, into ``Scores.extra`` (RGB's
+        answer records in the order of the file answered, a judge's verdicts by item id).
+
+        Made of the run's recorded results (:func:`jurist.runner.iter_run_results` of
+        ``run``) and, when ``gold`` is given, the dataset the run judged, read with
+        ``read_once("dataset", gold, lambda: self.read(gold, options))``
+        (:func:`jurist.tasks.read_once`), which the judging loop already holds. :meth:`score`
+        calls it after :meth:`unit_tables`. A run that hands values writes no exports, with
+        ``write`` or not: the combination writes what it reports. ``None`` (the default):
+        nothing is handed and the exports are written."""
+        return None
+
     def score(
         self,
         run: str | Path | list[Path],
@@ -586,7 +601,8 @@ class Task:
 
         Failed items are counted and listed, never scored. With ``write`` and a run
         directory, writes ``results.jsonl``, ``items.csv``, ``items.parquet``,
-        ``summary.json`` and ``report.md`` into it (each atomically).
+        ``summary.json`` and ``report.md`` into it (each atomically), unless the task hands
+        its run's values to a recipe's combination instead (:meth:`combine_values`).
         """
         paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
         other = scorer_of(self.other_files(options), paths)
@@ -602,7 +618,10 @@ class Task:
             if gold is not None:
                 scores.items = self.gold_columns(scores.items, gold, options)
             scores.extra.update(self.unit_tables(scores.items, gold, options))
-            return finish_scores(self, scores, path, options, gold, write=write)
+            handed = self.combine_values(path, gold, options)
+            if handed is not None:
+                scores.extra.update(handed)
+            return finish_scores(self, scores, path, options, gold, write=write and handed is None)
 
     def other_files(self, options: BaseModel) -> Sequence[OtherFiles]:
         """Files another tool judged that this task scores (RGB's prediction files, a

@@ -24,6 +24,7 @@ from jurist.report.jsonout import dumps
 from jurist.report.review import Review
 from jurist.runner import Item, iter_run_results
 from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text
+from jurist.tasks._other_files import OtherFiles
 from jurist.tasks._read_once import DATASET, read_once
 from jurist.tasks.gates.claims import ClaimItems, add_claim_verdicts, claim_baseline_judge, collect_claims
 from jurist.tasks.gates.figures import REVIEW, gates_figures
@@ -96,6 +97,23 @@ class GatesTask(Task):
 
     # ------------------------------------------------------------------ scoring
 
+    def other_files(self, options: BaseModel) -> list[OtherFiles]:
+        """A trace file a RAG system wrote (any path that is not a directory), scored against
+        the gold QA set (``--gold``, else the ``gold`` option); no model is called. The scores'
+        ``report`` is the Markdown of ``jurist gate``, ``summary`` its JSON, ``items`` the
+        per-question table and ``extra["report"]`` the
+        :class:`~jurist.tasks.gates.records.GateReport`; nothing is written."""
+        return [OtherFiles("trace files", _not_a_directory, self._score_traces, several=True)]
+
+    def _score_traces(self, paths: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
+        if len(paths) != 1:
+            raise self.unsupported("score several trace files at once")
+        opts = as_gates_options(options)
+        report = score_traces(
+            gold_of(opts, gold), paths[0], thresholds=thresholds_of(opts), refusal_token=opts.refusal_token
+        )
+        return scores_of(report)
+
     def score(
         self,
         run: str | Path | list[Path],
@@ -104,26 +122,16 @@ class GatesTask(Task):
         gold: str | Path | None = None,
         write: bool = False,
     ) -> Scores:
-        """Score a trace file against the gold QA set (``gold``, else the ``gold`` option); no model
-        is called. ``report`` is the Markdown of ``jurist gate``, ``summary`` its JSON, ``items``
-        the per-question table and ``extra["report"]`` the
-        :class:`~jurist.tasks.gates.records.GateReport`. ``write`` is ignored (a trace file is
-        not a run directory).
-
-        A run directory of the claim judge is scored as :func:`claim_run_scores` says: the
-        gates of the traces it judged with its verdicts added when this scoring holds those
-        traces (the judging loop), else what the run recorded."""
-        if isinstance(run, list):
-            if len(run) != 1:
-                raise self.unsupported("score several trace files at once")
-            run = run[0]
-        if Path(run).is_dir():
-            return claim_run_scores(Path(run), gold, write=write)
-        opts = as_gates_options(options)
-        report = score_traces(
-            gold_of(opts, gold), run, thresholds=thresholds_of(opts), refusal_token=opts.refusal_token
-        )
-        return scores_of(report)
+        """A trace file is scored by its kind (:meth:`other_files`); a run directory of the
+        claim judge as :func:`claim_run_scores` says: the gates of the traces it judged with
+        its verdicts added when this scoring holds those traces (the judging loop), else what
+        the run recorded."""
+        paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
+        if len(paths) != 1:
+            raise self.unsupported("score several trace files at once")
+        if not paths[0].is_dir():
+            return super().score(paths, options, gold=gold, write=write)
+        return claim_run_scores(paths[0], gold, write=write)
 
     def review(self, options: BaseModel) -> Review:
         return REVIEW
@@ -137,6 +145,10 @@ class GatesTask(Task):
 
         report = scores.extra.get("report")
         return render_markdown(report) if report is not None else super().report(scores)
+
+
+def _not_a_directory(path: Path) -> bool:
+    return not path.is_dir()
 
 
 def claim_run_scores(run_dir: Path, traces: str | Path | None, *, write: bool) -> Scores:

@@ -8,9 +8,11 @@
 
 Both are internal tasks (not registered): each instance is named as its run's manifest
 records it (``rgb zh_refine/noise1.0_passage5``, ``rgb zh_refine/noise1.0_passage5 rejection
-judge``). Their scoring (their ``score``, which the judging loop calls as for every run) writes
-no exports: the suite writes each setting's prediction file and ``scores.json`` once its judge
-has run (:mod:`jurist.tasks.rgb.suite`).
+judge``). Each run is scored by the task contract's ``score``, which the judging loop calls as
+for every run; what the suite needs of it (the answer records, the verdicts) the run hands on
+(:meth:`~jurist.tasks.Task.combine_values`) instead of writing exports: the suite writes each
+setting's prediction file and ``scores.json`` once its judge has run
+(:mod:`jurist.tasks.rgb.suite`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from jurist.datasets.rgb.loader import (
@@ -41,7 +42,7 @@ from jurist.metrics.rgb import rgb_labels_improved
 from jurist.programs.rgb.baseline import ExtractiveResponder
 from jurist.programs.rgb.program import RGBResponder, responder_postprocess
 from jurist.runner import MANIFEST, Item, iter_run_results
-from jurist.tasks._contract import Scores, Task, one_run, scoring_gold
+from jurist.tasks._contract import Task
 from jurist.tasks._read_once import DATASET, read_once
 from jurist.tasks.rgb.judges import JudgeKind, judge_inputs
 from jurist.tasks.rgb.judgment_tasks import RGBErrorDetectionTask, RGBJudgmentTask, RGBRejectionTask
@@ -184,30 +185,21 @@ class RGBAnswers(Task):
 
     gold_from_run = True
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """The answers as RGB's records (its fields, the improved labels, status), in the order
-        of the RGB file ``gold`` (the judging loop's: the file the run answered; else the one
-        its manifest records); an item not recorded (an interrupted run) is neither scored nor
-        failed. Writes nothing, ``write`` or not: the suite writes the prediction file and
-        ``scores.json``.
+    def combine_values(self, run: Path, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
+        """``records``: the answers as RGB's records (its fields, the improved labels, status),
+        in the order of the RGB file ``gold`` (the judging loop's: the file the run answered;
+        else the one its manifest records); an item not recorded (an interrupted run) is
+        neither scored nor failed. The run writes nothing: the suite writes the prediction
+        file and ``scores.json``.
 
         Raises:
             InputError: No RGB file is given and the one the run answered is gone.
         """
-        run_dir = one_run(self, run)
-        data = scoring_gold(self, run_dir, gold)
-        if data is None:
-            raise InputError("the RGB file this run answered is gone; give it as gold", path=run_dir)
-        dataset = read_once(DATASET, data, lambda: self.read(data, options))
+        if gold is None:
+            raise InputError("the RGB file this run answered is gone; give it as gold", path=run)
+        dataset = read_once(DATASET, gold, lambda: self.read(gold, options))
         chosen = _answer_options(options)
-        results = {result.id: result for result in iter_run_results(run_dir)}
+        results = {result.id: result for result in iter_run_results(run)}
         records: list[dict[str, Any]] = []
         for row in dataset:
             result = results.get(str(row.id))
@@ -224,11 +216,7 @@ class RGBAnswers(Task):
             else:
                 record.update(error=result.error, error_type=result.error_type, raw=result.raw)
             records.append(record)
-        return Scores(
-            items=pd.DataFrame(records),
-            summary={"responder": _recorded_judge(run_dir)},
-            extra={"records": records},
-        )
+        return {"records": records}
 
 
 def _answer_options(options: BaseModel) -> RGBAnswerOptions:
@@ -237,13 +225,6 @@ def _answer_options(options: BaseModel) -> RGBAnswerOptions:
         if isinstance(options, RGBAnswerOptions)
         else RGBAnswerOptions.model_validate(options.model_dump())
     )
-
-
-def _recorded_judge(run_dir: Path) -> str | None:
-    """The judge's name a run's manifest records (the responder's, the Rej*/ED* judge's)."""
-    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    name = manifest.get("judge")
-    return str(name) if name is not None else None
 
 
 @dataclass(frozen=True)
@@ -287,23 +268,13 @@ class _JudgesAnswers(RGBJudgmentTask):
             for item_id, query, prediction in dataset.answers
         ]
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """The verdicts by item id, and the judge's name. Writes nothing, ``write`` or not
-        (the suite reports them); ``gold`` (the answer run judged) is not needed."""
-        run_dir = one_run(self, run)
-        verdicts = {result.id: result for result in iter_run_results(run_dir)}
-        return Scores(
-            items=pd.DataFrame([result.table_row() for result in verdicts.values()]),
-            summary={"judge": _recorded_judge(run_dir)},
-            extra={"verdicts": verdicts},
-        )
+    reads_gold = False
+    """The data of this part is the answer run it judges: there is no gold to compare with."""
+
+    def combine_values(self, run: Path, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
+        """``verdicts``: the run's recorded results by item id. The run writes nothing: the
+        suite reports them."""
+        return {"verdicts": {result.id: result for result in iter_run_results(run)}}
 
 
 class RGBAnswersRejection(_JudgesAnswers, RGBRejectionTask):

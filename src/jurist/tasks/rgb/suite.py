@@ -195,7 +195,7 @@ def _setting_run(
     if setting.judge is not None:
         judged = runs[_judge_name(setting)]
         judge_dir = judged.run_dir
-        judge_name = judged.summary["judge"]
+        judge_name = judged.summary["run"]["judge"]
         verdicts = judged.scores.extra["verdicts"]
         key = RGB_JUDGE_LABELS[setting.judge]
         for record in records:
@@ -208,7 +208,7 @@ def _setting_run(
                 record["judge_reason"] = verdict.output.get("reason", "")
     answer_check: AnswerCheck = options.answer_check
     scores = setting_scores(records, setting, answer_check, judge_name)
-    scores["responder"] = answered.summary["responder"]
+    scores["responder"] = answered.summary["run"]["judge"]
     scores["setting"] = {
         "set": setting.set,
         "dataset": setting.dataset,
