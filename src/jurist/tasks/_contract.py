@@ -90,6 +90,7 @@ from jurist.tasks._calibration import CalibrationPlan, GoldAgreement
 from jurist.tasks._metric import Metric, computed_metrics, metric_list, metric_markdown, metric_values
 from jurist.tasks._other_files import OtherFiles, scorer_of
 from jurist.tasks._read_once import DATASET, read_once, reading_once
+from jurist.tasks._recorded_run import RecordedRun, scoring_run
 from jurist.tasks._results import (
     JudgedItems,
     JudgeRun,
@@ -101,6 +102,7 @@ from jurist.tasks._results import (
     run_data_file,
     run_info,
     write_exports,
+    write_tables,
 )
 from jurist.tasks._selection import SELECTED
 
@@ -611,17 +613,39 @@ class Task:
                 raise ConfigError(f"task {self.name!r} scores one of its {other.what} at a time", field="run")
             return other.score(paths, options, gold)
         path = one_run(self, run)
-        gold = scoring_gold(self, path, gold)
         # The summary, the gold columns, the unit tables and the metrics read gold once.
         with reading_once():
-            scores = scored_items(self, path, options, gold)
-            if gold is not None:
-                scores.items = self.gold_columns(scores.items, gold, options)
-            scores.extra.update(self.unit_tables(scores.items, gold, options))
-            handed = self.combine_values(path, gold, options)
-            if handed is not None:
-                scores.extra.update(handed)
-            return finish_scores(self, scores, path, options, gold, write=write and handed is None)
+            scores = score_run(self, path, options, scoring_gold(self, path, gold), write=write)
+            compared_run = self.compared_run(options)
+            if compared_run is None:
+                return scores
+            against = Path(compared_run)
+            compared = score_run(self, against, options, scoring_gold(self, against, gold), write=False)
+            return with_comparison(self, scores, compared, (path, against), options)
+
+    def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
+        """The task's own tables of a scored run, by file name (``mentions.csv``): written by
+        :meth:`score` as CSV beside the standard exports, under the run's lock, whenever it
+        writes them (:func:`~jurist.tasks._results.write_tables`). Made of the finished
+        ``scores`` (its ``extra`` holds what :meth:`unit_tables` gave). Default: none."""
+        return {}
+
+    def compared_run(self, options: BaseModel) -> Path | None:
+        """Another run of the same data that :meth:`score` compares a scored run with (an
+        option of the task, e.g. ``--compare RUN``); ``None`` (the default): none."""
+        return None
+
+    def comparison(self, scores: Scores, other: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
+        """Tables comparing a scored run with :meth:`compared_run`'s (e.g. paired significance
+        tests on the items both scored), by name.
+
+        :meth:`score` scores the other run by the same steps (against the same gold, writing
+        nothing), calls this after the scored run's exports are written, and adds each table
+        to ``Scores.extra`` and its records to the returned summary under its name, with
+        ``extra["compared"]`` the two runs as given; the report is made again, so
+        :meth:`report` shows them. ``summary.json`` and ``report.md`` stay the run's own.
+        Needed by every task whose :meth:`compared_run` names a run."""
+        raise self.unsupported("compare two runs")
 
     def other_files(self, options: BaseModel) -> Sequence[OtherFiles]:
         """Files another tool judged that this task scores (RGB's prediction files, a
@@ -887,6 +911,51 @@ def finish_scores(
 
         with run_lock(run):
             write_exports(run, scores, iter_run_results(run))
+    return scores
+
+
+def score_run(task: Task, run: Path, options: BaseModel, gold: str | Path | None, *, write: bool) -> Scores:
+    """The steps of :meth:`Task.score` for one run of jurist's, inside the block where
+    :func:`~jurist.tasks._recorded_run.recorded_run` is that run: the per-item table and
+    summary, the gold columns, the unit tables, the values handed to a recipe's combination,
+    the metrics and report, and with ``write`` the exports with the task's
+    :meth:`Task.export_tables`."""
+    with scoring_run(RecordedRun.of(run, gold)):
+        scores = scored_items(task, run, options, gold)
+        if gold is not None:
+            scores.items = task.gold_columns(scores.items, gold, options)
+        scores.extra.update(task.unit_tables(scores.items, gold, options))
+        handed = task.combine_values(run, gold, options)
+        if handed is not None:
+            scores.extra.update(handed)
+        exporting = write and handed is None
+        scores = finish_scores(task, scores, run, options, gold, write=exporting)
+        tables = task.export_tables(scores, options) if exporting and run.is_dir() else {}
+        if tables:
+            from jurist.runner import run_lock
+
+            with run_lock(run):
+                write_tables(run, tables)
+        return scores
+
+
+def with_comparison(
+    task: Task, scores: Scores, other: Scores, runs: tuple[Path, Path], options: BaseModel
+) -> Scores:
+    """``scores`` with :meth:`Task.comparison` of it and ``other`` (the run
+    :meth:`Task.compared_run` names, scored): each table into ``extra`` and its records into
+    the summary, ``extra["compared"]`` the two runs as given, and the report and headline
+    made again. Nothing is written."""
+    tables = task.comparison(scores, other, options)
+    scores.extra.update(tables)
+    scores.extra["compared"] = (str(runs[0]), str(runs[1]))
+    records = {name: table.to_dict(orient="records") for name, table in tables.items()}
+    scores.summary = json_ready({**scores.summary, **records})
+    scores.report = task.report(scores)
+    section = metric_markdown(computed_metrics(task.metrics), scores.summary)
+    if section:
+        scores.report = scores.report.rstrip("\n") + "\n\n" + section
+    scores.headline = task.headline(scores.summary)
     return scores
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "run_info",
     "strict_json",
     "write_exports",
+    "write_tables",
 ]
 
 
@@ -194,13 +195,13 @@ def run_counts(items: pd.DataFrame) -> dict[str, Any]:
 
 
 def run_info(path: Path) -> dict[str, Any]:
-    """``{"run": {...}}`` from a run directory's manifest (judge, model, dataset, status), or ``{}``."""
-    from jurist.runner import MANIFEST
+    """``{"run": {...}}`` from the manifest of a run directory, or of the folder holding a
+    ``results.jsonl`` exported from one (judge, model, dataset, status), or ``{}``."""
+    from jurist.tasks._recorded_run import run_manifest
 
-    manifest_path = path / MANIFEST
-    if not (path.is_dir() and manifest_path.is_file()):
+    manifest = run_manifest(path)
+    if not manifest:
         return {}
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     run = {key: manifest.get(key) for key in ("judge", "judge_fingerprint", "dataset", "status")}
     run["model"] = manifest.get("config", {}).get("model")
     return {"run": run}
@@ -349,3 +350,19 @@ def _write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult])
             parquet.write_table(flat, row_group_size=PARQUET_ROW_GROUP)
     atomic_write_text(run_dir / "summary.json", strict_json(redact_value(scores.summary)))
     atomic_write_text(run_dir / "report.md", scores.report)
+
+
+def write_tables(run_dir: Path, tables: dict[str, pd.DataFrame]) -> None:
+    """Write a task's own export tables (:meth:`jurist.Task.export_tables`) into a run
+    directory beside the standard exports: each as CSV without the index, redacted like
+    ``items.csv``, through a temporary file.
+
+    Raises:
+        ValueError: A name is not a plain ``.csv`` file name (it would leave the run directory).
+    """
+    for name in tables:
+        if Path(name).name != name or not name.endswith(".csv"):
+            raise ValueError(f"an export table's name must be a .csv file name, got {name!r}")
+    with redacting_once():
+        for name, table in tables.items():
+            atomic_write_text(run_dir / name, _redacted_table(table).to_csv(index=False))

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from jurist.metrics.significance import significance_test
-from jurist.tasks.heritage.scoring import HeritageScores, score_heritage
+from jurist.tasks._results import Scores
+from jurist.tasks.heritage.scoring import score_heritage
 
 __all__ = ["PER_ITEM_METRICS", "compare_heritage"]
 
@@ -25,8 +26,8 @@ PER_ITEM_METRICS = (
 
 
 def compare_heritage(
-    run_a: HeritageScores | str | Path,
-    run_b: HeritageScores | str | Path,
+    run_a: Scores | str | Path,
+    run_b: Scores | str | Path,
     *,
     metrics: Sequence[str] = PER_ITEM_METRICS,
     alpha: float = 0.05,
@@ -38,8 +39,8 @@ def compare_heritage(
     signed-rank test and a bootstrap 95% interval of the mean difference (A − B), over the
     texts scored in both (failed items are left out, not scored as 0).
     """
-    a = run_a if isinstance(run_a, HeritageScores) else score_heritage(run_a)
-    b = run_b if isinstance(run_b, HeritageScores) else score_heritage(run_b)
+    a = run_a if isinstance(run_a, Scores) else score_heritage(run_a)
+    b = run_b if isinstance(run_b, Scores) else score_heritage(run_b)
     rows = []
     for metric in metrics:
         if metric not in a.items or metric not in b.items:

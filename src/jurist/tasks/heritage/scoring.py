@@ -1,35 +1,30 @@
 """Scoring of a heritage run: every metric of the heritage evaluation framework, and its targets.
 
-:func:`score_heritage` reads the recorded results of a run (no model is called) and hands
+:class:`HeritagePass` is one pass over the recorded results of a run (no model is called):
+the heritage task's scoring parts (its ``item_row``, ``summarize`` and ``unit_tables``) hand
 each scored text to one scorer per sub-task (:mod:`~jurist.tasks.heritage.scorers`), which
 compute per-text figures and the corpus metrics with the pure functions of
 :mod:`jurist.metrics.heritage` (``ner`` and its siblings). The framework's target table
-gives pass/fail per row.
+gives pass/fail per row. :func:`score_heritage` is the task's score with settings that are
+no option of the task (a similarity function for QA relevance, the K of the metrics).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from jurist.atomic import atomic_write, atomic_write_text, atomic_writer
 from jurist.datasets.heritage.conll import TagDecoding
 from jurist.datasets.heritage.gold import HeritageGold, load_heritage_gold, retrieval_qrels
 from jurist.errors import InputError
 from jurist.metrics.heritage.retrieval import EmptyQueries
-from jurist.report.jsonout import dumps
-from jurist.runner import MANIFEST, iter_run_results
-from jurist.schemas import Usage
+from jurist.schemas import ItemResult, Usage
 from jurist.signatures.heritage import HeritageOutput
 from jurist.tasks._contract import Scores
-from jurist.tasks.heritage.report import render_report, write_report
 from jurist.tasks.heritage.scorers import (
     ClassificationScorer,
     LinkingScorer,
@@ -38,7 +33,7 @@ from jurist.tasks.heritage.scorers import (
     RetrievalScorer,
 )
 
-__all__ = ["TARGETS", "HeritageScores", "read_manifest", "score_heritage", "target_rows", "target_table"]
+__all__ = ["TARGETS", "HeritagePass", "HeritageScores", "score_heritage", "target_rows", "target_table"]
 
 TARGETS: tuple[tuple[str, str, str, float, float], ...] = (
     ("NER (strict)", "F1", "ner_strict_f1", 0.85, 0.92),
@@ -72,12 +67,6 @@ class HeritageScores(Scores):
     targets: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest of a run directory (or of the directory holding a ``results.jsonl``), or ``{}``."""
-    file = path / MANIFEST if path.is_dir() else path.parent / MANIFEST
-    return json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
-
-
 def target_rows(metrics: Mapping[str, float | None]) -> list[dict[str, Any]]:
     """The framework's target table as records: the run's value and pass/fail per target.
 
@@ -107,6 +96,105 @@ def target_table(metrics: Mapping[str, float | None]) -> pd.DataFrame:
     return pd.DataFrame(target_rows(metrics))
 
 
+class HeritagePass:
+    """One pass over a heritage run's results: each text scored into its item row by the
+    sub-task scorers (:meth:`row`), then the corpus metrics and the target table of what
+    they collected (:meth:`summary`), and the mention table (:meth:`mentions`).
+
+    Args:
+        run: The run directory or ``results.jsonl`` scored (named in errors).
+        manifest: The run's manifest (``{}`` for a results file on its own).
+        gold: The heritage gold file (default: the one the run was made from).
+        tags: How a token-tag gold file is decoded (default: as the run recorded, else lenient).
+        k_values: K of linking Hits@K.
+        retrieval_k: K of NDCG/P/R@K.
+        similarity: Optional ``f(question, answer) -> [0, 1]`` for QA relevance.
+        empty_queries: Retrieval queries without a relevant document: ``zero`` or ``drop``.
+
+    Raises:
+        InputError: No gold file given and none recorded in the run, or a bad gold file.
+    """
+
+    def __init__(
+        self,
+        run: Path,
+        manifest: Mapping[str, Any],
+        gold: str | Path | None = None,
+        *,
+        tags: TagDecoding | None = None,
+        k_values: Sequence[int] = (1, 5, 10),
+        retrieval_k: Sequence[int] = (5, 10, 20),
+        similarity: Callable[[str, str], float] | None = None,
+        empty_queries: EmptyQueries = "zero",
+    ) -> None:
+        dataset = manifest.get("dataset") or {}
+        gold_path = gold or dataset.get("path")
+        if gold_path is None:
+            raise InputError("no gold file given and none recorded in the run", path=run, field="gold")
+        recorded_tags = dataset.get("tags")
+        if tags is None and recorded_tags:
+            tags = TagDecoding(recorded_tags["mode"], recorded_tags.get("scheme"))
+        self.gold: HeritageGold = load_heritage_gold(gold_path, tags=tags)
+        self.by_id = self.gold.by_id()
+        recorded = dataset.get("heritage") or {}
+        self.ner = NerScorer(recorded.get("labels"), self.gold.tags.describe() if self.gold.tags else None)
+        self.classification = ClassificationScorer()
+        self.linking = LinkingScorer(k_values)
+        self.qa = QAScorer(similarity)
+        self.retrieval = RetrievalScorer(retrieval_qrels(self.gold.entries), retrieval_k, empty_queries)
+        self.usage = Usage()
+        self.headline: dict[str, float | None] = {}
+        """The headline figures of the last :meth:`summary` (the target table's values)."""
+
+    def row(self, result: ItemResult) -> dict[str, Any]:
+        """The item row of one recorded result: status and usage, whether its text is in the
+        gold, and each sub-task's per-text figures when it was judged."""
+        self.usage = self.usage.add(result.usage)
+        row = result.table_row()
+        entry = self.by_id.get(result.id)
+        row["in_gold"] = entry is not None
+        if result.status == "ok" and entry is not None:
+            output = HeritageOutput.model_validate(result.output)
+            # In the order of the items' columns.
+            for scorer in (self.ner, self.classification, self.linking, self.qa, self.retrieval):
+                scorer.add(entry, output, row)
+        return row
+
+    def summary(self, items: pd.DataFrame) -> dict[str, Any]:
+        """The figures of the rows made (``items``, their table): the gold texts not judged,
+        the results not in gold, usage, the gold file, each scored sub-task's metrics, the
+        headline figures and the target table."""
+        ok = items[items["status"] == "ok"]
+        judged_ids = set(items["id"])
+        in_gold = items.get("in_gold", pd.Series(dtype=bool)).fillna(True).astype(bool)
+        summary: dict[str, Any] = {
+            "missing": len([e for e in self.gold.entries if e.id not in judged_ids]),
+            "not_in_gold": int((~in_gold).sum()),
+            "usage": self.usage.model_dump(),
+            "gold": {"path": str(self.gold.path), "sha256": self.gold.sha256, "entries": len(self.gold)},
+        }
+        headline: dict[str, float | None] = {}
+        parts = (
+            ("ner", self.ner.summarize(ok)),
+            ("classification", self.classification.summarize()),
+            ("linking", self.linking.summarize()),
+            ("retrieval", self.retrieval.summarize()),
+            ("qa", self.qa.summarize()),
+        )
+        for name, (part, figures) in parts:
+            if part is not None:
+                summary[name] = part
+                headline.update(figures)
+        summary["headline"] = headline
+        summary["targets"] = target_rows(headline)
+        self.headline = headline
+        return summary
+
+    def mentions(self) -> pd.DataFrame:
+        """One row per linked gold mention (``mentions.csv``)."""
+        return pd.DataFrame(self.linking.mention_rows)
+
+
 def score_heritage(
     results: str | Path,
     gold: str | Path | None = None,
@@ -120,8 +208,10 @@ def score_heritage(
 ) -> HeritageScores:
     """Score a heritage run (a run directory or its ``results.jsonl``); no model is called.
 
-    Failed items are counted and listed, never scored; gold texts without a result are
-    counted as ``missing``. Gold comes from ``gold`` or the path recorded in the run.
+    The ``heritage`` task's :meth:`~jurist.Task.score` (what ``jurist score heritage RUN``
+    does), with the scoring's settings that are no option of the task: failed items are
+    counted and listed, never scored; gold texts without a result are counted as
+    ``missing``. Gold comes from ``gold`` or the path recorded in the run.
 
     Args:
         results: A run directory or a ``results.jsonl`` exported from one.
@@ -136,83 +226,19 @@ def score_heritage(
             scoring 0 on P/R/MRR: ir-measures' convention) or ``drop`` (left out).
         tags: How a token-tag gold file is decoded (default: as the run recorded, else lenient).
     """
-    path = Path(results)
-    manifest = read_manifest(path)
-    gold_path = gold or (manifest.get("dataset") or {}).get("path")
-    if gold_path is None:
-        raise InputError("no gold file given and none recorded in the run", path=path, field="gold")
-    recorded_tags = (manifest.get("dataset") or {}).get("tags")
-    if tags is None and recorded_tags:
-        tags = TagDecoding(recorded_tags["mode"], recorded_tags.get("scheme"))
-    gold_set: HeritageGold = load_heritage_gold(gold_path, tags=tags)
-    by_id = gold_set.by_id()
-    recorded = (manifest.get("dataset") or {}).get("heritage") or {}
-    ner = NerScorer(recorded.get("labels"), gold_set.tags.describe() if gold_set.tags else None)
-    classification = ClassificationScorer()
-    linking = LinkingScorer(k_values)
-    qa = QAScorer(similarity)
-    retrieval = RetrievalScorer(retrieval_qrels(gold_set.entries), retrieval_k, empty_queries)
-    scorers = (ner, classification, linking, qa, retrieval)  # in the order of the items' columns
+    from jurist.tasks.heritage.task import HeritageTask
 
-    rows: list[dict[str, Any]] = []
-    usage = Usage()
-    with contextlib.ExitStack() as stack:
-        exporting = write and path.is_dir()
-        export = stack.enter_context(atomic_writer(path / "results.jsonl")) if exporting else None
-        for result in iter_run_results(path):
-            usage = usage.add(result.usage)
-            if export is not None:
-                export.write(result.model_dump_json() + "\n")
-            row = result.table_row()
-            entry = by_id.get(result.id)
-            row["in_gold"] = entry is not None
-            if result.status == "ok" and entry is not None:
-                output = HeritageOutput.model_validate(result.output)
-                for scorer in scorers:
-                    scorer.add(entry, output, row)
-            rows.append(row)
-
-    items = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["id", "status", "error_type", "error"])
-    mentions = pd.DataFrame(linking.mention_rows)
-    ok = items[items["status"] == "ok"]
-    failed = items[items["status"] == "failed"]
-    judged_ids = set(items["id"])
-    summary: dict[str, Any] = {
-        "task": "heritage",
-        "items": int(len(items)),
-        "ok": int(len(ok)),
-        "failed": int(len(failed)),
-        "failed_ids": failed["id"].tolist()[:100],
-        "failure_kinds": failed["error_type"].value_counts().to_dict() if len(failed) else {},
-        "missing": len([e for e in gold_set.entries if e.id not in judged_ids]),
-        "not_in_gold": int((~items.get("in_gold", pd.Series(dtype=bool)).fillna(True).astype(bool)).sum()),
-        "usage": usage.model_dump(),
-        "gold": {"path": str(gold_set.path), "sha256": gold_set.sha256, "entries": len(gold_set)},
-    }
-    headline: dict[str, float | None] = {}
-    parts = (
-        ("ner", ner.summarize(ok)),
-        ("classification", classification.summarize()),
-        ("linking", linking.summarize()),
-        ("retrieval", retrieval.summarize()),
-        ("qa", qa.summarize()),
+    task = HeritageTask()
+    task.k_values, task.retrieval_k, task.similarity = tuple(k_values), tuple(retrieval_k), similarity
+    decoding = {"tag_mode": tags.mode, "tag_scheme": tags.scheme} if tags is not None else {}
+    options = task.options({"empty_queries": empty_queries, **decoding})
+    scores = task.score(Path(results), options, gold=gold, write=write)
+    return HeritageScores(
+        items=scores.items,
+        summary=scores.summary,
+        report=scores.report,
+        extra=scores.extra,
+        headline=scores.headline,
+        mentions=scores.extra["mentions"],
+        targets=scores.extra["targets"],
     )
-    for name, (part, figures) in parts:
-        if part is not None:
-            summary[name] = part
-            headline.update(figures)
-    summary["headline"] = headline
-    summary["targets"] = target_rows(headline)
-    targets = pd.DataFrame(summary["targets"])
-    if manifest:
-        summary["run"] = {key: manifest.get(key) for key in ("judge", "judge_fingerprint", "status")}
-        summary["run"]["model"] = (manifest.get("config") or {}).get("model")
-        summary["run"]["setup"] = recorded
-    report = render_report(summary, failed)
-    if write and path.is_dir():
-        for name, frame in (("items.csv", items), ("mentions.csv", mentions), ("targets.csv", targets)):
-            atomic_write(path / name, partial(frame.to_csv, index=False))
-        atomic_write(path / "items.parquet", partial(items.to_parquet, index=False, row_group_size=10_000))
-        atomic_write_text(path / "summary.json", dumps(summary))
-        write_report(path / "report.md", summary, failed)
-    return HeritageScores(items=items, summary=summary, report=report, mentions=mentions, targets=targets)

@@ -4,12 +4,13 @@ that judges and scores that sub-task alone, and is calibrated and optimized on i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import dspy
+import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.heritage.conll import TagDecoding, is_token_tag_file
@@ -29,9 +30,11 @@ from jurist.programs.heritage.program import (
 from jurist.report.figures import Figure
 from jurist.report.review import Review
 from jurist.runner import Item
+from jurist.schemas import ItemResult
 from jurist.tasks._calibration import CalibrationPlan
 from jurist.tasks._contract import JudgeRun, Postprocess, Scores, Task, json_ready
-from jurist.tasks._other_files import OtherFiles, scorer_of
+from jurist.tasks._other_files import OtherFiles
+from jurist.tasks._recorded_run import recorded_run
 from jurist.tasks.heritage import optimize_linking_qa, optimize_text
 from jurist.tasks.heritage.calibration import subtask_calibration
 from jurist.tasks.heritage.compare import compare_heritage
@@ -59,7 +62,7 @@ from jurist.tasks.heritage.options import (
 from jurist.tasks.heritage.report import render_comparison, render_report
 from jurist.tasks.heritage.run import HeritageRun, read_heritage_run
 from jurist.tasks.heritage.score_tags import score_tagged_predictions
-from jurist.tasks.heritage.scoring import score_heritage
+from jurist.tasks.heritage.scoring import HeritagePass, target_table
 
 __all__ = [
     "HeritageClassificationTask",
@@ -203,48 +206,64 @@ class HeritageTask(Task):
 
     # ------------------------------------------------------------------ scoring
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score a run (every metric and the target table); with the option ``compare``, also
-        paired significance tests against another run of the same gold (``summary["comparison"]``).
+    k_values: tuple[int, ...] = (1, 5, 10)
+    """K of linking Hits@K."""
+    retrieval_k: tuple[int, ...] = (5, 10, 20)
+    """K of retrieval NDCG/P/R@K."""
+    similarity: Callable[[str, str], float] | None = None
+    """``f(question, answer) -> [0, 1]`` for QA relevance; ``None``: not measured (see
+    :func:`~jurist.tasks.heritage.scoring.score_heritage`)."""
 
-        A tagger's token-tag file is scored by its :meth:`other_files` kind.
-        """
-        if scorer_of(self.other_files(options), _paths(run)) is not None:
-            return super().score(run, options, gold=gold, write=write)
-        if isinstance(run, list):
-            if len(run) != 1:
-                raise ConfigError(f"task {self.name!r} scores one run at a time", field="run")
-            run = run[0]
-        setup = self.setup(options)
-        scores = score_heritage(
-            run,
-            gold,
-            write=write,
-            empty_queries=getattr(options, "empty_queries", "zero"),
-            tags=setup.tags,
-        )
-        compare: Path | None = getattr(options, "compare", None)
-        summary = dict(scores.summary)
-        if compare is not None:
-            comparison = compare_heritage(
-                scores,
-                score_heritage(
-                    compare, gold, empty_queries=getattr(options, "empty_queries", "zero"), tags=setup.tags
-                ),
+    def _pass(self, options: BaseModel) -> HeritagePass:
+        """The one pass over the run being scored that its scoring parts share
+        (:class:`~jurist.tasks.heritage.scoring.HeritagePass`): gold from the scoring or the
+        run's manifest, the entity types the run was judged with and its tag decoding."""
+        run = recorded_run()
+
+        def make() -> HeritagePass:
+            return HeritagePass(
+                run.path,
+                run.manifest,
+                run.gold,
+                tags=self.setup(options).tags,
+                k_values=self.k_values,
+                retrieval_k=self.retrieval_k,
+                similarity=self.similarity,
+                empty_queries=getattr(options, "empty_queries", "zero"),
             )
-            summary["comparison"] = comparison.to_dict(orient="records")
-            scores.extra["comparison"] = comparison
-            scores.extra["compared"] = (str(run), str(compare))
-        scores.summary = json_ready(summary)
-        scores.report = self.report(scores)
-        return scores
+
+        return run.shared("heritage", make)
+
+    def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
+        """Status and usage, whether the text is in the gold, and each judged sub-task's
+        per-text figures (see :mod:`jurist.tasks.heritage.scorers`)."""
+        return self._pass(options).row(result)
+
+    def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
+        """Every corpus metric of the sub-tasks scored, with the gold counts and the
+        framework's target table (pass/fail per row)."""
+        return self._pass(options).summary(items)
+
+    def unit_tables(
+        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
+    ) -> dict[str, pd.DataFrame]:
+        """``mentions``: one row per linked gold mention; ``targets``: the target table."""
+        scored = self._pass(options)
+        return {"mentions": scored.mentions(), "targets": target_table(scored.headline)}
+
+    def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
+        """``mentions.csv`` and ``targets.csv`` (the tables of :meth:`unit_tables`)."""
+        return {"mentions.csv": scores.extra["mentions"], "targets.csv": scores.extra["targets"]}
+
+    def compared_run(self, options: BaseModel) -> Path | None:
+        """The run the option ``compare`` names."""
+        compare: Path | None = getattr(options, "compare", None)
+        return compare
+
+    def comparison(self, scores: Scores, other: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
+        """``comparison``: paired significance tests of the per-text scores both runs have
+        (:func:`~jurist.tasks.heritage.compare.compare_heritage`)."""
+        return {"comparison": compare_heritage(scores, other)}
 
     def other_files(self, options: BaseModel) -> Sequence[OtherFiles]:
         """A tagger's predictions in a token-tag file (``.conll``, ``.bio``, ``.iob``, ...; see
