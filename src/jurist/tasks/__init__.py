@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from jurist.tasks._metric import Metric, MetricValue
     from jurist.tasks._other_files import OtherFiles
     from jurist.tasks._read_once import read_once
+    from jurist.tasks._recorded_run import RecordedRun, recorded_run
     from jurist.tasks._registry import (
         ENTRY_POINT_GROUP,
         get_task,
@@ -51,6 +52,7 @@ __all__ = [
     "MetricValue",
     "NoOptions",
     "OtherFiles",
+    "RecordedRun",
     "Scores",
     "Task",
     "Estimate",
@@ -58,6 +60,7 @@ __all__ = [
     "find_task_files",
     "get_task",
     "read_once",
+    "recorded_run",
     "register_task",
     "run_task",
     "task_names",

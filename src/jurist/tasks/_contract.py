@@ -32,8 +32,11 @@ A task says, for one kind of judgment:
 - how gold joins the per-item table when a run is scored against it (:meth:`Task.gold_columns`),
   the tables of units of several items (:meth:`Task.unit_tables`), whether a gold file is
   read at all (:attr:`Task.reads_gold`), and whether a run scored without one is compared
-  with the data it judged (:attr:`Task.gold_from_run`); :meth:`Task.score` composes them, and
-  the exports, for every task that scores one run;
+  with the data it judged (:attr:`Task.gold_from_run`), the task's own tables written beside
+  the exports (:meth:`Task.export_tables`), and another run a scored run is compared with
+  (:meth:`Task.compared_run`, :meth:`Task.comparison`); :meth:`Task.score` composes them, and
+  the exports, for every task that scores one run, its parts reading what the run recorded
+  through :func:`jurist.tasks.recorded_run`;
 - how people look at its items (:meth:`Task.review`: which columns are the verdict, the
   gold, the agreement and the confidence, and what label a person may give an item), the
   plots of a scored run (:meth:`Task.figures`), and the gold file that labels people set
@@ -599,7 +602,11 @@ class Task:
         (:attr:`reads_gold`, :attr:`gold_from_run`); the per-item table (:meth:`item_row`)
         and :meth:`summarize`; the gold columns (:meth:`gold_columns`) and the unit tables
         (:meth:`unit_tables`), reading the gold file once for all of them; the declared
-        metrics and :meth:`report`; the exports.
+        metrics and :meth:`report`; the exports, with the task's :meth:`export_tables`;
+        with :meth:`compared_run`, the other run scored by the same steps and the
+        :meth:`comparison` added to what is returned. The parts ask what the run recorded
+        (its manifest, a ``results.jsonl``'s being its folder's) through
+        :func:`jurist.tasks.recorded_run`.
 
         Failed items are counted and listed, never scored. With ``write`` and a run
         directory, writes ``results.jsonl``, ``items.csv``, ``items.parquet``,

@@ -6,7 +6,7 @@ scores every metric of the heritage evaluation framework; ``heritage-ner``,
 each, and are what ``jurist calibrate`` and ``jurist optimize`` take.
 """
 
-from jurist.tasks.heritage.compare import PER_ITEM_METRICS, compare_heritage
+from jurist.tasks.heritage.compare import PER_ITEM_METRICS
 from jurist.tasks.heritage.judging import (
     ALL_TASKS,
     HeritageBaselineProgram,
@@ -14,6 +14,7 @@ from jurist.tasks.heritage.judging import (
     load_heritage_programs,
 )
 from jurist.tasks.heritage.optimization import PROGRAM_PARTS, write_heritage_splits
+from jurist.tasks.heritage.rescoring import compare_heritage
 from jurist.tasks.heritage.scoring import TARGETS, HeritageScores, target_rows, target_table
 from jurist.tasks.heritage.task import (
     HeritageClassificationTask,

@@ -1,17 +1,16 @@
-"""Paired significance tests of two heritage runs on the texts both scored (``--compare``)."""
+"""Paired significance tests of two heritage runs on the texts both scored (``--compare``):
+:func:`paired_tests` of their per-item tables; :func:`jurist.tasks.heritage.rescoring.compare_heritage`
+scores two runs first."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 
 from jurist.metrics.significance import significance_test
-from jurist.tasks._results import Scores
-from jurist.tasks.heritage.scoring import score_heritage
 
-__all__ = ["PER_ITEM_METRICS", "compare_heritage"]
+__all__ = ["PER_ITEM_METRICS", "paired_tests"]
 
 PER_ITEM_METRICS = (
     "ner_strict_f1",
@@ -22,32 +21,28 @@ PER_ITEM_METRICS = (
     "qa_faithfulness",
     "retrieval_ndcg@10",
 )
-"""Per-text scores :func:`compare_heritage` can test."""
+"""Per-text scores :func:`paired_tests` can test."""
 
 
-def compare_heritage(
-    run_a: Scores | str | Path,
-    run_b: Scores | str | Path,
+def paired_tests(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
     *,
     metrics: Sequence[str] = PER_ITEM_METRICS,
     alpha: float = 0.05,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Paired significance tests of two runs on the texts both scored.
+    """Paired significance tests of two runs' per-item tables on the texts both scored.
 
     For each per-text metric present in both runs: the paired t-test, the Wilcoxon
     signed-rank test and a bootstrap 95% interval of the mean difference (A − B), over the
     texts scored in both (failed items are left out, not scored as 0).
     """
-    a = run_a if isinstance(run_a, Scores) else score_heritage(run_a)
-    b = run_b if isinstance(run_b, Scores) else score_heritage(run_b)
     rows = []
     for metric in metrics:
-        if metric not in a.items or metric not in b.items:
+        if metric not in a or metric not in b:
             continue
-        joined = (
-            a.items[["id", metric]].merge(b.items[["id", metric]], on="id", suffixes=("_a", "_b")).dropna()
-        )
+        joined = a[["id", metric]].merge(b[["id", metric]], on="id", suffixes=("_a", "_b")).dropna()
         if len(joined) < 2:
             continue
         x, y = joined[f"{metric}_a"].astype(float).tolist(), joined[f"{metric}_b"].astype(float).tolist()

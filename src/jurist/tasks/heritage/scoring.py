@@ -5,8 +5,9 @@ the heritage task's scoring parts (its ``item_row``, ``summarize`` and ``unit_ta
 each scored text to one scorer per sub-task (:mod:`~jurist.tasks.heritage.scorers`), which
 compute per-text figures and the corpus metrics with the pure functions of
 :mod:`jurist.metrics.heritage` (``ner`` and its siblings). The framework's target table
-gives pass/fail per row. :func:`score_heritage` is the task's score with settings that are
-no option of the task (a similarity function for QA relevance, the K of the metrics).
+gives pass/fail per row. :func:`~jurist.tasks.heritage.rescoring.score_heritage` is the task's
+score with settings that are no option of the task (a similarity function for QA relevance,
+the K of the metrics).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from jurist.tasks.heritage.scorers import (
     RetrievalScorer,
 )
 
-__all__ = ["TARGETS", "HeritagePass", "HeritageScores", "score_heritage", "target_rows", "target_table"]
+__all__ = ["TARGETS", "HeritagePass", "HeritageScores", "target_rows", "target_table"]
 
 TARGETS: tuple[tuple[str, str, str, float, float], ...] = (
     ("NER (strict)", "F1", "ner_strict_f1", 0.85, 0.92),
@@ -193,52 +194,3 @@ class HeritagePass:
     def mentions(self) -> pd.DataFrame:
         """One row per linked gold mention (``mentions.csv``)."""
         return pd.DataFrame(self.linking.mention_rows)
-
-
-def score_heritage(
-    results: str | Path,
-    gold: str | Path | None = None,
-    *,
-    write: bool = False,
-    k_values: Sequence[int] = (1, 5, 10),
-    retrieval_k: Sequence[int] = (5, 10, 20),
-    similarity: Callable[[str, str], float] | None = None,
-    empty_queries: EmptyQueries = "zero",
-    tags: TagDecoding | None = None,
-) -> HeritageScores:
-    """Score a heritage run (a run directory or its ``results.jsonl``); no model is called.
-
-    The ``heritage`` task's :meth:`~jurist.Task.score` (what ``jurist score heritage RUN``
-    does), with the scoring's settings that are no option of the task: failed items are
-    counted and listed, never scored; gold texts without a result are counted as
-    ``missing``. Gold comes from ``gold`` or the path recorded in the run.
-
-    Args:
-        results: A run directory or a ``results.jsonl`` exported from one.
-        gold: The heritage gold file (default: the one the run was made from).
-        write: For a run directory, write ``results.jsonl``, ``items.csv`` and ``items.parquet``,
-            ``mentions.csv``, ``targets.csv``, ``summary.json`` and ``report.md`` into it.
-        k_values: K of linking Hits@K.
-        retrieval_k: K of NDCG/P/R@K.
-        similarity: Optional ``f(question, answer) -> [0, 1]`` (e.g. embedding cosine) for
-            QA relevance; without it that target is "not measured".
-        empty_queries: Retrieval queries without a relevant document: ``zero`` (counted,
-            scoring 0 on P/R/MRR: ir-measures' convention) or ``drop`` (left out).
-        tags: How a token-tag gold file is decoded (default: as the run recorded, else lenient).
-    """
-    from jurist.tasks.heritage.task import HeritageTask
-
-    task = HeritageTask()
-    task.k_values, task.retrieval_k, task.similarity = tuple(k_values), tuple(retrieval_k), similarity
-    decoding = {"tag_mode": tags.mode, "tag_scheme": tags.scheme} if tags is not None else {}
-    options = task.options({"empty_queries": empty_queries, **decoding})
-    scores = task.score(Path(results), options, gold=gold, write=write)
-    return HeritageScores(
-        items=scores.items,
-        summary=scores.summary,
-        report=scores.report,
-        extra=scores.extra,
-        headline=scores.headline,
-        mentions=scores.extra["mentions"],
-        targets=scores.extra["targets"],
-    )

@@ -37,7 +37,7 @@ from jurist.tasks._other_files import OtherFiles
 from jurist.tasks._recorded_run import recorded_run
 from jurist.tasks.heritage import optimize_linking_qa, optimize_text
 from jurist.tasks.heritage.calibration import subtask_calibration
-from jurist.tasks.heritage.compare import compare_heritage
+from jurist.tasks.heritage.compare import paired_tests
 from jurist.tasks.heritage.figures import heritage_figures, heritage_review, type_gold_rows
 from jurist.tasks.heritage.judging import (
     ALL_TASKS,
@@ -212,7 +212,7 @@ class HeritageTask(Task):
     """K of retrieval NDCG/P/R@K."""
     similarity: Callable[[str, str], float] | None = None
     """``f(question, answer) -> [0, 1]`` for QA relevance; ``None``: not measured (see
-    :func:`~jurist.tasks.heritage.scoring.score_heritage`)."""
+    :func:`~jurist.tasks.heritage.rescoring.score_heritage`)."""
 
     def _pass(self, options: BaseModel) -> HeritagePass:
         """The one pass over the run being scored that its scoring parts share
@@ -262,8 +262,8 @@ class HeritageTask(Task):
 
     def comparison(self, scores: Scores, other: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
         """``comparison``: paired significance tests of the per-text scores both runs have
-        (:func:`~jurist.tasks.heritage.compare.compare_heritage`)."""
-        return {"comparison": compare_heritage(scores, other)}
+        (:func:`~jurist.tasks.heritage.compare.paired_tests`)."""
+        return {"comparison": paired_tests(scores.items, other.items)}
 
     def other_files(self, options: BaseModel) -> Sequence[OtherFiles]:
         """A tagger's predictions in a token-tag file (``.conll``, ``.bio``, ``.iob``, ...; see
