@@ -292,7 +292,12 @@ def _headline(summary: object, keys: tuple[str, ...]) -> dict[str, object]:
         ("rgb-rejection", "sample:rgb-judgments", [], ("items", "ok", "failed")),
         ("heritage", "sample:heritage", [], ("items", "ok", "failed", "headline")),
         (str(YAML_TASK / "task.yaml"), str(YAML_TASK / "rows.jsonl"), [], ("items", "ok", "failed")),
-        ("gates", str(GATES / "trace.sample.jsonl"), ["--gold", str(GATES / "qaset.json")], ("gates",)),
+        (
+            "gates",
+            str(GATES / "trace.sample.jsonl"),
+            ["--gold", str(GATES / "qaset.json")],
+            ("items", "gate"),
+        ),
     ],
 )
 def test_score_reads_what_judge_wrote(

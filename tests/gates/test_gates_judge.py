@@ -127,7 +127,7 @@ def test_gate_judge_keeps_an_ordinary_run_of_the_task_and_resumes_it(tmp_path, m
     manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
     assert manifest["task"] == "gates" and manifest["task_options"]["gold"] == str(gold)
     assert task_of_run(run_dir).name == "gates"
-    assert json.loads((run_dir / "summary.json").read_text(encoding="utf-8")) == json.loads(first)
+    assert json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))["gate"] == json.loads(first)
     assert run_cli(args) == 1  # resumed: the same directory, nothing judged again
     assert capsys.readouterr().out == first
     assert [found.name for found in (tmp_path / ".jurist_cache" / "gate-judge").iterdir()] == [run_dir.name]
@@ -157,10 +157,10 @@ def test_the_claim_run_is_scored_by_the_task_s_score_with_the_traces_the_loop_re
     written = (run_dir / "summary.json").read_text(encoding="utf-8")
     _judged(gold, traces, run_dir)  # resumed: read once again, scored the same
     assert len(collected) == 2 and (run_dir / "summary.json").read_text(encoding="utf-8") == written
-    # `jurist score gates RUN_DIR` holds no traces (its --gold is the QA set): what the run recorded.
+    # `jurist score gates RUN_DIR` reads the traces the run judged once, with the run's options.
     assert run_cli(["score", "gates", str(run_dir), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(written)
-    assert len(collected) == 2
+    assert collected == [traces] * 3
     # The task's one score, with the claim items in hand, scores the run from its verdicts.
     task = get_task("gates")
     options = task.options({"gold": gold})
@@ -169,3 +169,30 @@ def test_the_claim_run_is_scored_by_the_task_s_score_with_the_traces_the_loop_re
         scores = task.score(run_dir, options, gold=traces, write=True)
     assert (run_dir / "summary.json").read_text(encoding="utf-8") == written
     assert scores.report == first.report == (run_dir / "report.md").read_text(encoding="utf-8")
+
+
+def test_score_of_a_claim_run_is_an_ordinary_score_with_the_run_s_options(tmp_path, capsys):
+    gold, traces = _files(tmp_path)
+    run_dir = tmp_path / "run"
+    options = ["--gold", str(gold), "--precision-min", "0.5", "--refusal-token", "Z is a letter."]
+    assert run_cli(["judge", "gates", str(traces), "--out", str(run_dir), "--no-progress", *options]) == 0
+    capsys.readouterr()
+    written = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert written["gate"]["thresholds"]["precision_min"] == 0.5
+    assert written["gate"]["inputs"]["refusal_token"] == "z is a letter."
+    for name in ("results.jsonl", "items.csv", "items.parquet", "report.md", "report.html"):
+        assert (run_dir / name).is_file(), name
+    # No option given: the QA set, thresholds and refusal token the run was judged with.
+    assert run_cli(["score", "gates", str(run_dir), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == written
+    assert run_cli(["score", "gates", str(run_dir)]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == (run_dir / "report.md").read_text(encoding="utf-8").rstrip(
+        "\n"
+    )
+    # An option given wins over the recorded one.
+    assert run_cli(["score", "gates", str(run_dir), "--json", "--precision-min", "0.9"]) == 0
+    assert json.loads(capsys.readouterr().out)["gate"]["thresholds"]["precision_min"] == 0.9
+    # The trace file the run judged is gone: one line naming what is missing, exit 2.
+    traces.unlink()
+    assert run_cli(["score", "gates", str(run_dir)]) == 2
+    assert "the trace file this claim run judged is not found" in capsys.readouterr().err

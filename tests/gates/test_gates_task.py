@@ -124,7 +124,10 @@ def test_judge_runs_the_claim_check_like_gate_judge(files, tmp_path, capsys):
     expected = json.loads(capsys.readouterr().out)
     run = jurist.judge("gates", traces, out=tmp_path / "run", options={"gold": gold}, progress=False)
     assert run.extra["report"].extra_metrics == expected["extra_metrics"]
-    assert run.summary == expected
+    assert run.summary["gate"] == expected  # an ordinary run's summary, the gate report in it
+    assert run.summary["judged_claim_accuracy"] == expected["extra_metrics"]["judged_claim_accuracy"]
+    assert (run.summary["items"], run.summary["ok"], run.summary["task"]) == (3, 3, "gates")
+    assert run.summary["passed"] is expected["passed"] is False
     assert (tmp_path / "run" / "report.md").read_text(encoding="utf-8") == run.report
     assert json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8")) == run.summary
     lines = get_task("gates").summary_lines(run)

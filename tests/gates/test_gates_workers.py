@@ -54,7 +54,11 @@ def test_two_processes_judge_claims_as_one_does(tmp_path, capfd):
             )
             requests[name] = srv.requests
     assert requests["two"] == requests["one"] >= 12
-    assert run.summary["extra_metrics"]["judged_claim_accuracy"] == 0.5
+    assert (
+        run.summary["judged_claim_accuracy"]
+        == run.summary["gate"]["extra_metrics"]["judged_claim_accuracy"]
+        == 0.5
+    )
     for name in ("summary.json", "report.md"):
         assert (tmp_path / "two" / name).read_text() == (tmp_path / "one" / name).read_text()
     assert recorded_results(tmp_path / "two") == recorded_results(tmp_path / "one")

@@ -134,6 +134,7 @@ __all__ = [
     "atomic_write_text",
     "finish_scores",
     "json_ready",
+    "recorded_options",
     "scored_items",
     "write_views",
 ]
@@ -563,6 +564,26 @@ class Task:
         :meth:`gold_columns`, and ``gold`` when given. Default: none."""
         return {}
 
+    def run_options(self, run: Path, options: BaseModel) -> BaseModel:
+        """The options a recorded run directory (``run``) is scored with. :meth:`score` calls
+        it first, so every later part is given what it returns. Default: ``options`` as given.
+
+        A task whose figures depend on options the run was judged with (``gates``: the QA set,
+        the thresholds and the refusal token) completes the options given from those the
+        run's manifest records (:func:`recorded_options`), so ``jurist score TASK RUN_DIR``
+        agrees with what ``jurist judge`` reported without the options given again."""
+        return options
+
+    def report_values(
+        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
+    ) -> dict[str, Any]:
+        """Values of a scored run besides its tables, by name, for ``Scores.extra``: what the
+        task's :meth:`report`, :meth:`summary_lines` and :meth:`figures` read (``gates``: its
+        gate report, rendered as ``report.md``). :meth:`score` calls it with the per-item table
+        after :meth:`unit_tables`, and ``gold`` when given, reading gold through
+        :func:`jurist.tasks.read_once` as the other parts do. Default: none."""
+        return {}
+
     def combine_values(self, run: Path, gold: str | Path | None, options: BaseModel) -> dict[str, Any] | None:
         """For a task run as a part of a recipe (:meth:`plan`) whose :meth:`combine` writes
         the files: the values a scored run hands to it, by name, into ``Scores.extra`` (RGB's
@@ -620,6 +641,7 @@ class Task:
                 raise ConfigError(f"task {self.name!r} scores one of its {other.what} at a time", field="run")
             return other.score(paths, options, gold)
         path = one_run(self, run)
+        options = self.run_options(path, options)
         # The summary, the gold columns, the unit tables and the metrics read gold once.
         with reading_once():
             scores = score_run(self, path, options, scoring_gold(self, path, gold), write=write)
@@ -627,7 +649,8 @@ class Task:
             if compared_run is None:
                 return scores
             against = Path(compared_run)
-            compared = score_run(self, against, options, scoring_gold(self, against, gold), write=False)
+            other_options = self.run_options(against, options)
+            compared = score_run(self, against, other_options, scoring_gold(self, against, gold), write=False)
             return with_comparison(self, scores, compared, (path, against), options)
 
     def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
@@ -857,6 +880,43 @@ def scoring_gold(task: Task, run: Path, gold: str | Path | None) -> str | Path |
     return gold
 
 
+def recorded_options(task: Task, run: Path, options: BaseModel) -> BaseModel:
+    """``options`` completed by those the run directory ``run`` was judged with: each option
+    not given (not in ``options.model_fields_set``) whose recorded value (the manifest's
+    ``task_options``) differs from its default takes that value. ``options`` itself when
+    ``run`` has no manifest of ``task``.
+
+    A recorded value equal to the default is not taken: the manifest cannot tell one given
+    from one left unset.
+    """
+    import json
+
+    from jurist.runner import MANIFEST
+
+    manifest = run / MANIFEST
+    if not manifest.is_file():
+        return options
+    try:
+        found = json.loads(manifest.read_text(encoding="utf-8"))
+    except ValueError:
+        return options
+    if not isinstance(found, dict) or found.get("task") != task.name:
+        return options
+    recorded = found.get("task_options")
+    if not isinstance(recorded, dict):
+        return options
+    fields = type(options).model_fields
+    given = {name: getattr(options, name) for name in options.model_fields_set}
+    taken = {
+        name: value
+        for name, value in recorded.items()
+        if name in fields
+        and name not in given
+        and value != json_ready(fields[name].get_default(call_default_factory=True))
+    }
+    return task.options({**taken, **given}) if taken else options
+
+
 def scored_items(task: Task, run: Path, options: BaseModel, gold: str | Path | None) -> Scores:
     """A recorded run's per-item table (:meth:`Task.item_row`) and its summary: the counts,
     the task's :meth:`Task.summarize`, the task's name, the run's blank inputs
@@ -932,6 +992,7 @@ def score_run(task: Task, run: Path, options: BaseModel, gold: str | Path | None
         if gold is not None:
             scores.items = task.gold_columns(scores.items, gold, options)
         scores.extra.update(task.unit_tables(scores.items, gold, options))
+        scores.extra.update(task.report_values(scores.items, gold, options))
         handed = task.combine_values(run, gold, options)
         if handed is not None:
             scores.extra.update(handed)

@@ -27,7 +27,6 @@ from jurist.judges.judge import BaselineJudge, Judge
 from jurist.metrics.gates import DEFAULT_REFUSAL_TOKEN, GateThresholds, TraceScore
 from jurist.programs.gates import claim_baseline
 from jurist.runner import Item
-from jurist.schemas import ItemResult
 from jurist.tasks.gates.records import GateReport
 from jurist.tasks.gates.scoring import score_traces
 
@@ -60,8 +59,10 @@ class ClaimItems:
     """The hash of the gold and trace files (the run's dataset fingerprint)."""
 
     def describe(self) -> dict[str, Any]:
-        """The dataset record of the claim judge's run: both files, their hash, the item count."""
-        return {"path": f"{self.gold} + {self.traces}", "sha256": self.sha256, "items": len(self.items)}
+        """The dataset record of the claim judge's run: the trace file judged (``path``, which
+        ``jurist score gates RUN_DIR`` reads again), the QA set, both files' hash, the item count."""
+        items = len(self.items)
+        return {"path": str(self.traces), "gold": str(self.gold), "sha256": self.sha256, "items": items}
 
 
 @dataclass
@@ -119,21 +120,25 @@ def collect_claims(
     return ClaimItems(gold, traces, report, collect.items, collect.question_of, files_hash(gold, traces))
 
 
-def add_claim_verdicts(claims: ClaimItems, results: Iterable[ItemResult]) -> GateReport:
-    """Add the claim judge's recorded verdicts to the report of ``claims`` (and return it)."""
+def add_claim_verdicts(claims: ClaimItems, verdicts: Iterable[tuple[str, bool | None]]) -> GateReport:
+    """Add the claim judge's recorded verdicts to the report of ``claims`` (and return it).
+
+    ``verdicts``: ``(item id, states_claim)`` of each recorded item, ``None`` for an item
+    whose judgment failed. Called again with the same verdicts, it gives the same report.
+    """
     report = claims.report
     stated: dict[int, int] = {}
     judged: dict[int, int] = {}
     failed = 0
-    for result in results:
-        question = claims.question_of.get(result.id)
+    for item_id, states in verdicts:
+        question = claims.question_of.get(item_id)
         if question is None:
             continue
-        if result.status != "ok" or result.output is None:
+        if states is None:
             failed += 1
             continue
         judged[question] = judged.get(question, 0) + 1
-        stated[question] = stated.get(question, 0) + int(bool(result.output["states_claim"]))
+        stated[question] = stated.get(question, 0) + int(states)
     for row in report.questions:
         key = id(row.gold)
         if key in judged:

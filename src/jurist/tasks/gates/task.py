@@ -7,7 +7,6 @@ claim check asks a judge whether each answered trace states its gold claim
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,20 +14,20 @@ import dspy
 import pandas as pd
 from pydantic import BaseModel
 
-from jurist.datasets.io import read_text
 from jurist.errors import InputError
 from jurist.judges.judge import Judge
 from jurist.programs.gates import ClaimJudge, verdict_from_prediction
 from jurist.report.figures import Figure
-from jurist.report.jsonout import dumps
 from jurist.report.review import Review
-from jurist.runner import Item, iter_run_results
-from jurist.tasks._contract import JudgeRun, Scores, Task, atomic_write_text
+from jurist.runner import Item
+from jurist.tasks._contract import JudgeRun, Scores, Task, recorded_options
 from jurist.tasks._other_files import OtherFiles
 from jurist.tasks._read_once import DATASET, read_once
 from jurist.tasks.gates.claims import ClaimItems, add_claim_verdicts, claim_baseline_judge, collect_claims
 from jurist.tasks.gates.figures import REVIEW, gates_figures
 from jurist.tasks.gates.options import GatesOptions, as_gates_options, gold_of, thresholds_of
+from jurist.tasks.gates.records import GateReport, questions_frame
+from jurist.tasks.gates.render import report_to_dict
 from jurist.tasks.gates.scoring import gate_verdict, score_traces, scores_of
 
 __all__ = ["TASKS", "GatesTask"]
@@ -114,24 +113,53 @@ class GatesTask(Task):
         )
         return scores_of(report)
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """A trace file is scored by its kind (:meth:`other_files`); a run directory of the
-        claim judge as :func:`claim_run_scores` says: the gates of the traces it judged with
-        its verdicts added when this scoring holds those traces (the judging loop), else what
-        the run recorded."""
-        paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
-        if len(paths) != 1:
-            raise self.unsupported("score several trace files at once")
-        if not paths[0].is_dir():
-            return super().score(paths, options, gold=gold, write=write)
-        return claim_run_scores(paths[0], gold, write=write)
+    gold_from_run = True
+    """A run directory of the claim judge is scored against the trace file it judged (the
+    path its manifest records), read again by ``jurist score gates RUN_DIR``."""
+
+    def run_options(self, run: Path, options: BaseModel) -> BaseModel:
+        """The options given, completed by those the claim run was judged with (its QA set,
+        thresholds and refusal token), so its gates are those ``jurist judge`` reported."""
+        return recorded_options(self, run, options)
+
+    def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
+        """The claim run's figures: ``judged_claim_accuracy``, ``judged_claim_failed``,
+        ``passed`` and, under ``gate``, the gate report of the traces it judged with its
+        verdicts added (what ``jurist gate --judge CONFIG --json`` prints)."""
+        report = self._judged_report(items, gold, options)
+        return {
+            **report.extra_metrics,
+            "passed": report.passed,
+            "gate": report_to_dict(report),
+        }
+
+    def unit_tables(
+        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
+    ) -> dict[str, pd.DataFrame]:
+        """``questions``: one row per gold question, its traces' counts and judged claims."""
+        return {"questions": questions_frame(self._judged_report(items, gold, options))}
+
+    def report_values(
+        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
+    ) -> dict[str, Any]:
+        """``report``: the :class:`~jurist.tasks.gates.records.GateReport` of the claim run."""
+        return {"report": self._judged_report(items, gold, options)}
+
+    def _judged_report(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> GateReport:
+        """The gates of the trace file the run judged (``gold``: read once, or held by the
+        judging loop) with the run's claim verdicts added.
+
+        Raises:
+            InputError: The trace file the run judged is not found.
+        """
+        if gold is None:
+            raise InputError(
+                "the trace file this claim run judged is not found (its manifest's dataset path); "
+                "the gates are scored from it: put it back, or score the trace file itself",
+                field="gold",
+            )
+        claims = read_once(DATASET, gold, lambda: self.read(gold, options))
+        return add_claim_verdicts(claims, _verdicts(items))
 
     def review(self, options: BaseModel) -> Review:
         return REVIEW
@@ -151,50 +179,15 @@ def _not_a_directory(path: Path) -> bool:
     return not path.is_dir()
 
 
-def claim_run_scores(run_dir: Path, traces: str | Path | None, *, write: bool) -> Scores:
-    """The scores of a run directory of the claim judge.
-
-    When this scoring holds the claim items of ``traces`` (the judging loop scores its run
-    with the dataset it judged: :func:`~jurist.tasks.read_once` of kind ``"dataset"``), the
-    gates of every trace they were collected from with the run's claim verdicts added,
-    written with ``write`` as ``summary.json`` and ``report.md`` (what ``jurist gate --judge``
-    reports). Otherwise what the run recorded (:func:`_recorded_scores`): ``jurist score gates
-    RUN_DIR`` is given no trace file (its ``--gold`` is the QA set), so it reads back the
-    scores the judging loop wrote.
-    """
-    claims: ClaimItems | None = None
-    if traces is not None:
-        claims = read_once(DATASET, traces, lambda: None)  # never read here: only what is held
-    if claims is None:
-        return _recorded_scores(run_dir)
-    scores = scores_of(add_claim_verdicts(claims, iter_run_results(run_dir)))
-    if write:
-        atomic_write_text(run_dir / "summary.json", dumps(scores.summary))
-        atomic_write_text(run_dir / "report.md", scores.report)
-    return scores
-
-
-def _recorded_scores(run_dir: Path) -> Scores:
-    """The scores ``jurist judge gates`` wrote into a run directory (its ``summary.json`` and
-    ``report.md``), read back without calling a model.
-
-    Raises:
-        InputError: The directory holds no ``summary.json`` written by ``jurist judge gates``.
-    """
-    summary_path = run_dir / "summary.json"
-    if not summary_path.is_file():
-        raise InputError(
-            "not a run directory of `jurist judge gates` (no summary.json); "
-            "give a trace file, or the --out directory of `jurist judge gates`",
-            path=run_dir,
-        )
-    try:
-        summary = json.loads(read_text(summary_path))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg})", path=summary_path, line=exc.lineno) from None
-    report_path = run_dir / "report.md"
-    report = read_text(report_path) if report_path.is_file() else ""
-    return Scores(items=pd.DataFrame(), summary=summary, report=report)
+def _verdicts(items: pd.DataFrame) -> list[tuple[str, bool | None]]:
+    """``(item id, states_claim)`` of each row of a claim run's item table, ``None`` when failed."""
+    if items.empty:
+        return []
+    states = items["states_claim"] if "states_claim" in items else [None] * len(items)
+    return [
+        (str(item_id), bool(state) if status == "ok" and state is not None else None)
+        for item_id, status, state in zip(items["id"], items["status"], states, strict=True)
+    ]
 
 
 TASK = GatesTask()
