@@ -1,5 +1,5 @@
 """Scoring against gold is one path (``Task.score``) composed of declared parts: how gold joins
-the per-item table (``gold_columns``), the tables of units of several items (``unit_tables``),
+the per-item table (``gold_columns``), the tables of units of several items (``extras``),
 whether a given gold file is read at all (``reads_gold``), and whether a run is scored against
 the data it judged when no gold file is given (``gold_from_run``)."""
 
@@ -72,9 +72,7 @@ class UnitTableTask(GoldJoinTask):
 
     name = "test-unit-table"
 
-    def unit_tables(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, pd.DataFrame]:
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
         grouped = items.groupby("verdict").agg(texts=("id", "count"))
         if "agrees" in items:
             grouped["agree"] = items.groupby("verdict")["agrees"].sum()
@@ -141,7 +139,7 @@ def test_a_task_that_reads_no_gold_ignores_a_given_gold_file(
     assert "gold_agreement" not in summary and summary["summarized_gold"] is False
 
 
-def test_unit_tables_see_the_gold_columns_and_land_in_extra(tmp_path: Path) -> None:
+def test_extras_see_the_gold_columns_and_land_in_extra(tmp_path: Path) -> None:
     texts, run = _judged(UnitTableTask, tmp_path)
     scores = jurist.score("test-unit-table", run, gold=texts)
     table = scores.extra["by_verdict"]

@@ -67,9 +67,7 @@ class _Lengths(Task):
             "mean_length": float(items["length"].mean()),
         }
 
-    def unit_tables(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, pd.DataFrame]:
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
         return {"lengths": items[["id", "length"]]}
 
     def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:

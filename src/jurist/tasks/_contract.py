@@ -30,7 +30,7 @@ A task says, for one kind of judgment:
   by the same :meth:`Task.score`, inside a block where the dataset it was judged from is
   already read (:func:`jurist.tasks.read_once` of kind ``"dataset"``);
 - how gold joins the per-item table when a run is scored against it (:meth:`Task.gold_columns`),
-  the tables of units of several items (:meth:`Task.unit_tables`), whether a gold file is
+  the tables of units of several items (:meth:`Task.extras`), whether a gold file is
   read at all (:attr:`Task.reads_gold`), and whether a run scored without one is compared
   with the data it judged (:attr:`Task.gold_from_run`), the task's own tables written beside
   the exports (:meth:`Task.export_tables`), and another run a scored run is compared with
@@ -555,13 +555,15 @@ class Task:
         """
         return items
 
-    def unit_tables(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, pd.DataFrame]:
-        """Tables of a scored run with one row per unit of several items (a YAML pairwise
-        task's ``pairs``: one row per data row, its two orders side by side), by name, for
-        ``Scores.extra``. :meth:`score` calls it with the per-item table after
-        :meth:`gold_columns`, and ``gold`` when given. Default: none."""
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
+        """What a scored run holds besides its per-item table and summary, by name, for
+        ``Scores.extra``: tables with one row per unit of several items (a YAML pairwise task's
+        ``pairs``: one row per data row, its two orders side by side; ``gates``' per-question
+        table) and the values the task's :meth:`report`, :meth:`summary_lines` and
+        :meth:`figures` read (``gates``: its gate report, rendered as ``report.md``).
+        :meth:`score` calls it with the per-item table after :meth:`gold_columns`, and
+        ``gold`` when given, reading gold through :func:`jurist.tasks.read_once` as the other
+        parts do. Default: none."""
         return {}
 
     def run_options(self, run: Path, options: BaseModel) -> BaseModel:
@@ -574,16 +576,6 @@ class Task:
         agrees with what ``jurist judge`` reported without the options given again."""
         return options
 
-    def report_values(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, Any]:
-        """Values of a scored run besides its tables, by name, for ``Scores.extra``: what the
-        task's :meth:`report`, :meth:`summary_lines` and :meth:`figures` read (``gates``: its
-        gate report, rendered as ``report.md``). :meth:`score` calls it with the per-item table
-        after :meth:`unit_tables`, and ``gold`` when given, reading gold through
-        :func:`jurist.tasks.read_once` as the other parts do. Default: none."""
-        return {}
-
     def combine_values(self, run: Path, gold: str | Path | None, options: BaseModel) -> dict[str, Any] | None:
         """For a task run as a part of a recipe (:meth:`plan`) whose :meth:`combine` writes
         the files: the values a scored run hands to it, by name, into ``Scores.extra`` (RGB's
@@ -593,7 +585,7 @@ class Task:
         ``run``) and, when ``gold`` is given, the dataset the run judged, read with
         ``read_once("dataset", gold, lambda: self.read(gold, options))``
         (:func:`jurist.tasks.read_once`), which the judging loop already holds. :meth:`score`
-        calls it after :meth:`unit_tables`. A run that hands values writes no exports, with
+        calls it after :meth:`extras`. A run that hands values writes no exports, with
         ``write`` or not: the combination writes what it reports. ``None`` (the default):
         nothing is handed and the exports are written."""
         return None
@@ -622,7 +614,7 @@ class Task:
         The steps, the same for every task that scores one run: the gold file
         (:attr:`reads_gold`, :attr:`gold_from_run`); the per-item table (:meth:`item_row`)
         and :meth:`summarize`; the gold columns (:meth:`gold_columns`) and the unit tables
-        (:meth:`unit_tables`), reading the gold file once for all of them; the declared
+        (:meth:`extras`), reading the gold file once for all of them; the declared
         metrics and :meth:`report`; the exports, with the task's :meth:`export_tables`;
         with :meth:`compared_run`, the other run scored by the same steps and the
         :meth:`comparison` added to what is returned. The parts ask what the run recorded
@@ -657,7 +649,7 @@ class Task:
         """The task's own tables of a scored run, by file name (``mentions.csv``): written by
         :meth:`score` as CSV beside the standard exports, under the run's lock, whenever it
         writes them (:func:`~jurist.tasks._results.write_tables`). Made of the finished
-        ``scores`` (its ``extra`` holds what :meth:`unit_tables` gave). Default: none."""
+        ``scores`` (its ``extra`` holds what :meth:`extras` gave). Default: none."""
         return {}
 
     def compared_run(self, options: BaseModel) -> Path | None:
@@ -991,8 +983,7 @@ def score_run(task: Task, run: Path, options: BaseModel, gold: str | Path | None
         scores = scored_items(task, run, options, gold)
         if gold is not None:
             scores.items = task.gold_columns(scores.items, gold, options)
-        scores.extra.update(task.unit_tables(scores.items, gold, options))
-        scores.extra.update(task.report_values(scores.items, gold, options))
+        scores.extra.update(task.extras(scores.items, gold, options))
         handed = task.combine_values(run, gold, options)
         if handed is not None:
             scores.extra.update(handed)

@@ -1,7 +1,7 @@
 """The run one scoring reads, for the task's scoring parts (:func:`recorded_run`).
 
 :meth:`jurist.Task.score` scores a recorded run through the task's parts (``item_row``,
-``summarize``, ``gold_columns``, ``unit_tables``, ``report``, ...). Some of them need what the
+``summarize``, ``gold_columns``, ``extras``, ``report``, ...). Some of them need what the
 run recorded beside its results: the manifest (the dataset it judged, its path, the setup it
 was judged with). Inside the scoring, :func:`recorded_run` gives it as a
 :class:`RecordedRun`, made once per scoring; a part asks instead of reading the manifest

@@ -273,9 +273,7 @@ class DeclarativeTask(Task):
 
         return gold_columns(_scored_spec(self.spec, options), items, gold)
 
-    def unit_tables(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, pd.DataFrame]:
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
         """A pairwise run's per-row table (``pairs``: both orders' answers, the combined verdict,
         and with gold the responses' lengths and the gold verdict), see
         :func:`~jurist.tasks.declarative.scoring.pairs_table`."""

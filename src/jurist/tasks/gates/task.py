@@ -133,17 +133,11 @@ class GatesTask(Task):
             "gate": report_to_dict(report),
         }
 
-    def unit_tables(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, pd.DataFrame]:
-        """``questions``: one row per gold question, its traces' counts and judged claims."""
-        return {"questions": questions_frame(self._judged_report(items, gold, options))}
-
-    def report_values(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, Any]:
-        """``report``: the :class:`~jurist.tasks.gates.records.GateReport` of the claim run."""
-        return {"report": self._judged_report(items, gold, options)}
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
+        """``questions``: one row per gold question, its traces' counts and judged claims;
+        ``report``: the :class:`~jurist.tasks.gates.records.GateReport` of the claim run."""
+        report = self._judged_report(items, gold, options)
+        return {"questions": questions_frame(report), "report": report}
 
     def _judged_report(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> GateReport:
         """The gates of the trace file the run judged (``gold``: read once, or held by the

@@ -1,7 +1,7 @@
 """Scoring of a heritage run: every metric of the heritage evaluation framework, and its targets.
 
 :class:`HeritagePass` is one pass over the recorded results of a run (no model is called):
-the heritage task's scoring parts (its ``item_row``, ``summarize`` and ``unit_tables``) hand
+the heritage task's scoring parts (its ``item_row``, ``summarize`` and ``extras``) hand
 each scored text to one scorer per sub-task (:mod:`~jurist.tasks.heritage.scorers`), which
 compute per-text figures and the corpus metrics with the pure functions of
 :mod:`jurist.metrics.heritage` (``ner`` and its siblings). The framework's target table

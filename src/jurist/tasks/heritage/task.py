@@ -244,15 +244,13 @@ class HeritageTask(Task):
         framework's target table (pass/fail per row)."""
         return self._pass(options).summary(items)
 
-    def unit_tables(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, pd.DataFrame]:
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
         """``mentions``: one row per linked gold mention; ``targets``: the target table."""
         scored = self._pass(options)
         return {"mentions": scored.mentions(), "targets": target_table(scored.headline)}
 
     def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
-        """``mentions.csv`` and ``targets.csv`` (the tables of :meth:`unit_tables`)."""
+        """``mentions.csv`` and ``targets.csv`` (the tables of :meth:`extras`)."""
         return {"mentions.csv": scores.extra["mentions"], "targets.csv": scores.extra["targets"]}
 
     def compared_run(self, options: BaseModel) -> Path | None:

@@ -1,6 +1,6 @@
 """Two parts of the task contract a run directory is scored with: :meth:`Task.run_options` (the
 options given, completed by those the run was judged with: :func:`recorded_options`) and
-:meth:`Task.report_values` (values of the scored run besides its tables, in ``Scores.extra``,
+:meth:`Task.extras` (values of the scored run besides its tables, in ``Scores.extra``,
 which the task's report reads)."""
 
 from __future__ import annotations
@@ -58,9 +58,7 @@ class _Lengths(Task):
         long_from = _Options.model_validate(options.model_dump()).long_from
         return {"long": int((items["length"] >= long_from).sum()), "long_from": long_from}
 
-    def report_values(
-        self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel
-    ) -> dict[str, Any]:
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
         assert gold is not None
         dataset = read_once("dataset", gold, lambda: self.read(gold, options))
         longest = max(dataset.rows, key=lambda row: len(row["text"]))
@@ -108,7 +106,7 @@ def test_recorded_options_take_only_values_other_than_the_defaults(tmp_path):
     assert recorded_options(task, tmp_path, options) is options  # another task's run
 
 
-def test_report_values_reach_the_report_and_scores_extra(tmp_path):
+def test_extras_reach_the_report_and_scores_extra(tmp_path):
     register_task(_Lengths)
     run = jurist.judge(_Lengths.name, _data(tmp_path), out=tmp_path / "run")
     assert run.scores.extra["longest"]["id"] == "b"
@@ -117,5 +115,5 @@ def test_report_values_reach_the_report_and_scores_extra(tmp_path):
     ) == "# lengths\n\nlongest: b (2 long)\n"
     scored = jurist.score(_Lengths.name, tmp_path / "run")
     assert scored.extra["longest"]["id"] == "b" and scored.report == run.report
-    assert Task().report_values(pd.DataFrame(), None, Task().options()) == {}
+    assert Task().extras(pd.DataFrame(), None, Task().options()) == {}
     assert Task().run_options(tmp_path, Task().options()) == Task().options()
