@@ -93,7 +93,7 @@ from jurist.tasks._calibration import CalibrationPlan, GoldAgreement
 from jurist.tasks._metric import Metric, computed_metrics, metric_list, metric_markdown, metric_values
 from jurist.tasks._other_files import OtherFiles, scorer_of
 from jurist.tasks._read_once import DATASET, read_once, reading_once
-from jurist.tasks._recorded_run import RecordedRun, scoring_run
+from jurist.tasks._recorded_run import RecordedRun, run_manifest, scoring_run
 from jurist.tasks._results import (
     JudgedItems,
     JudgeRun,
@@ -881,18 +881,11 @@ def recorded_options(task: Task, run: Path, options: BaseModel) -> BaseModel:
     A recorded value equal to the default is not taken: the manifest cannot tell one given
     from one left unset.
     """
-    import json
-
-    from jurist.runner import MANIFEST
-
-    manifest = run / MANIFEST
-    if not manifest.is_file():
-        return options
     try:
-        found = json.loads(manifest.read_text(encoding="utf-8"))
+        found = run_manifest(run)
     except ValueError:
         return options
-    if not isinstance(found, dict) or found.get("task") != task.name:
+    if found.get("task") != task.name:
         return options
     recorded = found.get("task_options")
     if not isinstance(recorded, dict):
@@ -944,7 +937,8 @@ def finish_scores(
     gold only with ``gold``, given the task's dataset read from it, through
     :func:`~jurist.tasks._read_once.read_once` of kind ``"dataset"``), the report (the task's
     :meth:`Task.report` and a table of those metrics), and with ``write`` and a run
-    directory the exports, written under the run's lock.
+    directory the exports and the task's :meth:`Task.export_tables`, written under the run's
+    lock.
 
     Raises:
         ConfigError: A metric failed, or its name is already a figure of the summary.
@@ -960,17 +954,27 @@ def finish_scores(
             gold_data = read_once(DATASET, file, lambda: task.read(file, options))
         values = metric_values(metrics, scores.items, gold_data, with_gold=with_gold, taken=scores.summary)
         scores.summary = json_ready({**scores.summary, **values})
-    scores.report = task.report(scores)
-    scores.headline = task.headline(scores.summary)
-    section = metric_markdown(metrics, scores.summary) if isinstance(scores.summary, dict) else ""
-    if section:
-        scores.report = scores.report.rstrip("\n") + "\n\n" + section
+    _report(task, scores)
     if write and run.is_dir():
         from jurist.runner import iter_run_results, run_lock
 
+        tables = task.export_tables(scores, options)
         with run_lock(run):
             write_exports(run, scores, iter_run_results(run))
+            if tables:
+                write_tables(run, tables)
     return scores
+
+
+def _report(task: Task, scores: Scores) -> None:
+    """Set ``scores``' report (the task's :meth:`Task.report` and a table of its computed
+    metrics) and headline from its summary."""
+    scores.report = task.report(scores)
+    scores.headline = task.headline(scores.summary)
+    summary = scores.summary
+    section = metric_markdown(computed_metrics(task.metrics), summary) if isinstance(summary, dict) else ""
+    if section:
+        scores.report = scores.report.rstrip("\n") + "\n\n" + section
 
 
 def score_run(task: Task, run: Path, options: BaseModel, gold: str | Path | None, *, write: bool) -> Scores:
@@ -987,15 +991,7 @@ def score_run(task: Task, run: Path, options: BaseModel, gold: str | Path | None
         handed = task.combine_values(run, gold, options)
         if handed is not None:
             scores.extra.update(handed)
-        exporting = write and handed is None
-        scores = finish_scores(task, scores, run, options, gold, write=exporting)
-        tables = task.export_tables(scores, options) if exporting and run.is_dir() else {}
-        if tables:
-            from jurist.runner import run_lock
-
-            with run_lock(run):
-                write_tables(run, tables)
-        return scores
+        return finish_scores(task, scores, run, options, gold, write=write and handed is None)
 
 
 def with_comparison(
@@ -1010,11 +1006,7 @@ def with_comparison(
     scores.extra["compared"] = (str(runs[0]), str(runs[1]))
     records = {name: table.to_dict(orient="records") for name, table in tables.items()}
     scores.summary = json_ready({**scores.summary, **records})
-    scores.report = task.report(scores)
-    section = metric_markdown(computed_metrics(task.metrics), scores.summary)
-    if section:
-        scores.report = scores.report.rstrip("\n") + "\n\n" + section
-    scores.headline = task.headline(scores.summary)
+    _report(task, scores)
     return scores
 
 

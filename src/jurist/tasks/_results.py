@@ -210,15 +210,15 @@ def run_info(path: Path) -> dict[str, Any]:
 def run_data_file(path: Path) -> Path | None:
     """The data file a run directory's manifest names (``dataset.path``), or ``None`` (no run
     directory, no manifest, or one that names no file)."""
-    from jurist.runner import MANIFEST
+    from jurist.tasks._recorded_run import run_manifest
 
-    manifest = path / MANIFEST
-    if not manifest.is_file():
+    if not path.is_dir():
         return None
     try:
-        found = (json.loads(manifest.read_text(encoding="utf-8")).get("dataset") or {}).get("path")
-    except (ValueError, AttributeError):
+        dataset = run_manifest(path).get("dataset")
+    except ValueError:
         return None
+    found = dataset.get("path") if isinstance(dataset, dict) else None
     return Path(found) if isinstance(found, str) else None
 
 

@@ -23,6 +23,7 @@ from jurist.runner import Item
 from jurist.tasks._contract import JudgeRun, Scores, Task, recorded_options
 from jurist.tasks._other_files import OtherFiles
 from jurist.tasks._read_once import DATASET, read_once
+from jurist.tasks._recorded_run import recorded_run
 from jurist.tasks.gates.claims import ClaimItems, add_claim_verdicts, claim_baseline_judge, collect_claims
 from jurist.tasks.gates.figures import REVIEW, gates_figures
 from jurist.tasks.gates.options import GatesOptions, as_gates_options, gold_of, thresholds_of
@@ -141,7 +142,8 @@ class GatesTask(Task):
 
     def _judged_report(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> GateReport:
         """The gates of the trace file the run judged (``gold``: read once, or held by the
-        judging loop) with the run's claim verdicts added.
+        judging loop) with the run's claim verdicts added, made once per scoring (its
+        :meth:`summarize` and :meth:`extras` share it).
 
         Raises:
             InputError: The trace file the run judged is not found.
@@ -153,7 +155,7 @@ class GatesTask(Task):
                 field="gold",
             )
         claims = read_once(DATASET, gold, lambda: self.read(gold, options))
-        return add_claim_verdicts(claims, _verdicts(items))
+        return recorded_run().shared("gate report", lambda: add_claim_verdicts(claims, _verdicts(items)))
 
     def review(self, options: BaseModel) -> Review:
         return REVIEW

@@ -304,11 +304,6 @@ class HeritageTask(Task):
         return [*lines, f"report: {run.run_dir / 'report.md'}"]
 
 
-def _paths(run: str | Path | list[Path]) -> list[Path]:
-    """The paths ``jurist score`` was given."""
-    return [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
-
-
 def _token_tag_file(path: Path) -> bool:
     """Whether ``path`` is a token-tag file (a tagger's predictions), not a run of jurist's."""
     return is_token_tag_file(path) and path.is_file()
