@@ -7,12 +7,13 @@ from pathlib import Path
 import pandas as pd
 
 from jurist.datasets.pairwise.tables import read_record_table
+from jurist.tasks._results import write_files
 from jurist.tasks.pairwise.report import (
     pretty_table,
+    record_files,
     subeval_log,
     subeval_win_table,
     write_pairwise_scores,
-    write_record_table,
 )
 from jurist.tasks.pairwise.scoring import score_records
 
@@ -90,7 +91,9 @@ def _records() -> pd.DataFrame:
 
 def test_record_table_round_trips_through_every_format(tmp_path: Path) -> None:
     records = _records()
-    paths = write_record_table(records, tmp_path, judge="judge/v1", num_options=2)
+    files = record_files(records, judge="judge/v1", num_options=2)
+    write_files(tmp_path, files)
+    paths = [tmp_path / name for name in files]
     assert [p.name for p in paths] == [
         "record_judge_v1_2.tsv",
         "record_judge_v1_2.xlsx",

@@ -1,12 +1,14 @@
 """The scoring parts that see the recorded run (:func:`jurist.tasks.recorded_run`), a task's
-own export tables written beside the standard exports (:meth:`Task.export_tables`), and a
-comparison with another run (:meth:`Task.compared_run`, :meth:`Task.comparison`), on a Python
-task scored by the contract's one ``score``."""
+own files written beside the standard exports and into a folder of its options
+(:meth:`Task.export_files`, :meth:`Task.export_to`), a table of units exported as the run's
+table (:attr:`Task.unit_table`), and a comparison with another run (:meth:`Task.compared_run`,
+:meth:`Task.comparison`), on a Python task scored by the contract's one ``score``."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from jurist.judges.judge import BaselineJudge, Judge
 from jurist.runner import Item
 from jurist.schemas import ItemResult
 from jurist.tasks import RecordedRun, Scores, Task, recorded_run, register_task
-from jurist.tasks._results import write_tables
+from jurist.tasks._results import write_files
 from support import run_cli
 
 
@@ -35,6 +37,7 @@ class _Rows:
 class _Options(BaseModel):
     model_config = ConfigDict(extra="forbid")
     compare: Path | None = None
+    out: Path | None = None
 
 
 class _Lengths(Task):
@@ -70,8 +73,16 @@ class _Lengths(Task):
     def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
         return {"lengths": items[["id", "length"]]}
 
-    def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
-        return {"lengths.csv": scores.extra["lengths"]}
+    def export_files(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame | str]:
+        lengths = scores.extra["lengths"]
+        files: dict[str, pd.DataFrame | str] = {
+            f"lengths.{kind}": lengths for kind in ("csv", "tsv", "parquet")
+        }
+        return {**files, "lengths.xlsx": lengths, "lengths.md": f"{len(lengths)} texts\n"}
+
+    def export_to(self, options: BaseModel) -> Path | None:
+        out: Path | None = getattr(options, "out", None)
+        return out
 
     def compared_run(self, options: BaseModel) -> Path | None:
         compare: Path | None = getattr(options, "compare", None)
@@ -123,16 +134,76 @@ def test_the_parts_see_the_recorded_run_of_a_directory_and_of_its_results_file(
         recorded_run()
 
 
-def test_a_tasks_own_tables_are_written_beside_the_exports(runs: tuple[Path, Path]) -> None:
+def test_a_tasks_own_files_are_written_beside_the_exports_in_the_format_their_names_say(
+    runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run, _ = runs
     assert (run / "lengths.csv").read_text(encoding="utf-8") == "id,length\n0,1\n1,3\n2,2\n"
-    (run / "lengths.csv").unlink()
+    assert (run / "lengths.tsv").read_text(encoding="utf-8").splitlines()[:2] == [
+        '"id"\t"length"',
+        '"0"\t"1"',
+    ]
+    assert pd.read_parquet(run / "lengths.parquet").to_dict("list") == {
+        "id": ["0", "1", "2"],
+        "length": [1, 3, 2],
+    }
+    assert pd.read_excel(run / "lengths.xlsx").to_dict("list") == {"id": [0, 1, 2], "length": [1, 3, 2]}
+    assert (run / "lengths.md").read_text(encoding="utf-8") == "3 texts\n"
+    for name in ("lengths.csv", "lengths.xlsx"):
+        (run / name).unlink()
     assert run_cli(["score", "test-run-parts", str(run)]) == 0  # the command writes nothing
     assert not (run / "lengths.csv").exists()
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # as when the xlsx extra is not installed
     jurist.score("test-run-parts", run, write=True)
-    assert (run / "lengths.csv").is_file()
-    with pytest.raises(ValueError, match="must be a .csv file name"):
-        write_tables(run, {"../lengths.csv": pd.DataFrame()})
+    assert (run / "lengths.csv").is_file() and not (run / "lengths.xlsx").exists()
+    with pytest.raises(ValueError, match="must be a plain file name"):
+        write_files(run, {"../lengths.csv": pd.DataFrame()})
+    with pytest.raises(ValueError, match="must end in .csv, .tsv, .parquet, .xlsx"):
+        write_files(run, {"lengths.json": pd.DataFrame()})
+
+
+def test_a_tasks_own_files_go_into_the_folder_its_options_name_whenever_it_scores(
+    runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    run, other = runs
+    before = {path.name: path.stat().st_mtime_ns for path in run.iterdir()}
+    out = tmp_path / "tables"
+    assert run_cli(["score", "test-run-parts", str(run), "--out", str(out), "--compare", str(other)]) == 0
+    assert sorted(path.name for path in out.iterdir()) == [
+        "lengths.csv",
+        "lengths.md",
+        "lengths.parquet",
+        "lengths.tsv",
+        "lengths.xlsx",
+    ]
+    # The scored run's files, not the compared run's (two texts); the run directory untouched.
+    assert (out / "lengths.md").read_text(encoding="utf-8") == "3 texts\n"
+    assert {path.name: path.stat().st_mtime_ns for path in run.iterdir()} == before
+
+
+class _Pairs(_Lengths):
+    """Texts judged one by one, exported two by two: the run's table has a row per unit."""
+
+    name = "test-run-parts-units"
+    unit_table = "units"
+
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
+        ids = items["id"].astype(int)
+        units = items.groupby(ids // 2)["length"].sum().rename_axis("unit").reset_index()
+        return {**super().extras(items, gold, options), "units": units}
+
+
+def test_a_table_of_units_is_the_runs_table_while_the_counts_stay_the_items(tmp_path: Path) -> None:
+    register_task(_Pairs)
+    run = tmp_path / "run"
+    jurist.judge(
+        "test-run-parts-units", _texts(tmp_path / "t.jsonl", ["a", "abc", "ab"]), out=run, progress=False
+    )
+    scores = jurist.score("test-run-parts-units", run)
+    assert scores.items.to_dict("list") == {"unit": [0, 1], "length": [4, 2]}
+    assert (scores.summary["items"], scores.summary["ok"], scores.summary["rows_seen"]) == (3, 3, 3)
+    assert pd.read_csv(run / "items.csv").to_dict("list") == {"unit": [0, 1], "length": [4, 2]}
+    assert len(pd.read_parquet(run / "items.parquet")) == 2
 
 
 def test_a_run_is_compared_with_another_after_its_exports(

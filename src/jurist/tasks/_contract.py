@@ -32,8 +32,10 @@ A task says, for one kind of judgment:
 - how gold joins the per-item table when a run is scored against it (:meth:`Task.gold_columns`),
   the tables of units of several items (:meth:`Task.extras`), whether a gold file is
   read at all (:attr:`Task.reads_gold`), and whether a run scored without one is compared
-  with the data it judged (:attr:`Task.gold_from_run`), the task's own tables written beside
-  the exports (:meth:`Task.export_tables`), and another run a scored run is compared with
+  with the data it judged (:attr:`Task.gold_from_run`), the table exported when a verdict
+  spans several items (:attr:`Task.unit_table`), the task's own files written beside the
+  exports (:meth:`Task.export_files`, also into :meth:`Task.export_to`), and another run a
+  scored run is compared with
   (:meth:`Task.compared_run`, :meth:`Task.comparison`); :meth:`Task.score` composes them, and
   the exports, for every task that scores one run, its parts reading what the run recorded
   through :func:`jurist.tasks.recorded_run`;
@@ -105,7 +107,7 @@ from jurist.tasks._results import (
     run_data_file,
     run_info,
     write_exports,
-    write_tables,
+    write_files,
 )
 from jurist.tasks._selection import SELECTED
 
@@ -615,7 +617,8 @@ class Task:
         (:attr:`reads_gold`, :attr:`gold_from_run`); the per-item table (:meth:`item_row`)
         and :meth:`summarize`; the gold columns (:meth:`gold_columns`) and the unit tables
         (:meth:`extras`), reading the gold file once for all of them; the declared
-        metrics and :meth:`report`; the exports, with the task's :meth:`export_tables`;
+        metrics and :meth:`report`; with :attr:`unit_table`, that table as the per-item
+        table; the exports, with the task's :meth:`export_files` (also into :meth:`export_to`);
         with :meth:`compared_run`, the other run scored by the same steps and the
         :meth:`comparison` added to what is returned. The parts ask what the run recorded
         (its manifest, a ``results.jsonl``'s being its folder's) through
@@ -636,7 +639,9 @@ class Task:
         options = self.run_options(path, options)
         # The summary, the gold columns, the unit tables and the metrics read gold once.
         with reading_once():
-            scores = score_run(self, path, options, scoring_gold(self, path, gold), write=write)
+            copy_to = self.export_to(options)
+            scored_gold = scoring_gold(self, path, gold)
+            scores = score_run(self, path, options, scored_gold, write=write, copy_to=copy_to)
             compared_run = self.compared_run(options)
             if compared_run is None:
                 return scores
@@ -645,12 +650,29 @@ class Task:
             compared = score_run(self, against, other_options, scoring_gold(self, against, gold), write=False)
             return with_comparison(self, scores, compared, (path, against), options)
 
-    def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
-        """The task's own tables of a scored run, by file name (``mentions.csv``): written by
-        :meth:`score` as CSV beside the standard exports, under the run's lock, whenever it
-        writes them (:func:`~jurist.tasks._results.write_tables`). Made of the finished
-        ``scores`` (its ``extra`` holds what :meth:`extras` gave). Default: none."""
+    unit_table: ClassVar[str | None] = None
+    """For a task whose verdict spans several items, the name of the table of :meth:`extras`
+    with one row per unit (``pairwise``'s ``records``: one row per SubEval comparison with
+    both orders' judgements, or per pair): :meth:`score` returns it as the run's per-item
+    table, so ``items.csv``, ``items.parquet``, the review and the figures show units.
+    ``None`` (the default): one row per judged item. The summary's counts are the judged
+    items' either way."""
+
+    def export_files(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame | str]:
+        """The task's own files of a scored run, by file name: a table is written in the
+        format its name's suffix says (``.csv``, ``.tsv`` with every cell quoted, ``.parquet``,
+        ``.xlsx``: skipped when openpyxl is not installed), a text as it is
+        (:func:`~jurist.tasks._results.write_files`). :meth:`score` writes them beside the
+        standard exports, under the run's lock, whenever it writes those, and into
+        :meth:`export_to` whenever it scores. Made of the finished ``scores`` (its ``extra``
+        holds what :meth:`extras` gave). Default: none."""
         return {}
+
+    def export_to(self, options: BaseModel) -> Path | None:
+        """A folder (an option of the task: ``pairwise``'s ``--out``) into which :meth:`score`
+        writes the task's :meth:`export_files` of the run it scores, written or not; ``None``
+        (the default): none."""
+        return None
 
     def compared_run(self, options: BaseModel) -> Path | None:
         """Another run of the same data that :meth:`score` compares a scored run with (an
@@ -931,14 +953,21 @@ def scored_items(task: Task, run: Path, options: BaseModel, gold: str | Path | N
 
 
 def finish_scores(
-    task: Task, scores: Scores, run: Path, options: BaseModel, gold: str | Path | None, *, write: bool
+    task: Task,
+    scores: Scores,
+    run: Path,
+    options: BaseModel,
+    gold: str | Path | None,
+    *,
+    write: bool,
+    copy_to: Path | None = None,
 ) -> Scores:
     """Complete a scored run: the task's computed metrics into the summary (those that need
     gold only with ``gold``, given the task's dataset read from it, through
     :func:`~jurist.tasks._read_once.read_once` of kind ``"dataset"``), the report (the task's
-    :meth:`Task.report` and a table of those metrics), and with ``write`` and a run
-    directory the exports and the task's :meth:`Task.export_tables`, written under the run's
-    lock.
+    :meth:`Task.report` and a table of those metrics), with ``write`` and a run directory
+    the exports and the task's :meth:`Task.export_files`, written under the run's lock, and
+    with ``copy_to`` those files into that folder.
 
     Raises:
         ConfigError: A metric failed, or its name is already a figure of the summary.
@@ -955,14 +984,17 @@ def finish_scores(
         values = metric_values(metrics, scores.items, gold_data, with_gold=with_gold, taken=scores.summary)
         scores.summary = json_ready({**scores.summary, **values})
     _report(task, scores)
-    if write and run.is_dir():
+    writes = write and run.is_dir()
+    files = task.export_files(scores, options) if writes or copy_to is not None else {}
+    if writes:
         from jurist.runner import iter_run_results, run_lock
 
-        tables = task.export_tables(scores, options)
         with run_lock(run):
             write_exports(run, scores, iter_run_results(run))
-            if tables:
-                write_tables(run, tables)
+            if files:
+                write_files(run, files)
+    if copy_to is not None and files:
+        write_files(Path(copy_to), files)
     return scores
 
 
@@ -977,21 +1009,34 @@ def _report(task: Task, scores: Scores) -> None:
         scores.report = scores.report.rstrip("\n") + "\n\n" + section
 
 
-def score_run(task: Task, run: Path, options: BaseModel, gold: str | Path | None, *, write: bool) -> Scores:
+def score_run(
+    task: Task,
+    run: Path,
+    options: BaseModel,
+    gold: str | Path | None,
+    *,
+    write: bool,
+    copy_to: Path | None = None,
+) -> Scores:
     """The steps of :meth:`Task.score` for one run of jurist's, inside the block where
     :func:`~jurist.tasks._recorded_run.recorded_run` is that run: the per-item table and
-    summary, the gold columns, the unit tables, the values handed to a recipe's combination,
-    the metrics and report, and with ``write`` the exports with the task's
-    :meth:`Task.export_tables`."""
+    summary, the gold columns, the unit tables (one of them the per-item table, for a task
+    with a :attr:`Task.unit_table`), the values handed to a recipe's combination, the
+    metrics and report, with ``write`` the exports with the task's
+    :meth:`Task.export_files`, and with ``copy_to`` those files into that folder."""
     with scoring_run(RecordedRun.of(run, gold)):
         scores = scored_items(task, run, options, gold)
         if gold is not None:
             scores.items = task.gold_columns(scores.items, gold, options)
         scores.extra.update(task.extras(scores.items, gold, options))
+        if task.unit_table is not None:
+            scores.items = scores.extra[task.unit_table]
         handed = task.combine_values(run, gold, options)
         if handed is not None:
             scores.extra.update(handed)
-        return finish_scores(task, scores, run, options, gold, write=write and handed is None)
+        return finish_scores(
+            task, scores, run, options, gold, write=write and handed is None, copy_to=copy_to
+        )
 
 
 def with_comparison(

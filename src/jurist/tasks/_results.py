@@ -14,8 +14,9 @@ so writing them holds one chunk beyond the per-item table, never a copy of the t
 
 from __future__ import annotations
 
+import csv
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,7 +45,7 @@ __all__ = [
     "run_info",
     "strict_json",
     "write_exports",
-    "write_tables",
+    "write_files",
 ]
 
 
@@ -352,17 +353,51 @@ def _write_exports(run_dir: Path, scores: Scores, results: Iterator[ItemResult])
     atomic_write_text(run_dir / "report.md", scores.report)
 
 
-def write_tables(run_dir: Path, tables: dict[str, pd.DataFrame]) -> None:
-    """Write a task's own export tables (:meth:`jurist.Task.export_tables`) into a run
-    directory beside the standard exports: each as CSV without the index, redacted like
-    ``items.csv``, through a temporary file.
+TABLE_FORMATS = (".csv", ".tsv", ".parquet", ".xlsx")
+"""The suffixes a task's own export table may have (:func:`write_files`)."""
+
+
+def write_files(folder: Path, files: Mapping[str, pd.DataFrame | str]) -> None:
+    """Write a task's own export files (:meth:`jurist.Task.export_files`) into ``folder`` (a
+    run directory, beside the standard exports; made if missing), each through a temporary
+    file and redacted like ``items.csv``: a table in the format its name's suffix says (CSV
+    and TSV without the index, TSV with every cell quoted; an ``.xlsx`` file is skipped when
+    openpyxl is not installed), a text as it is.
 
     Raises:
-        ValueError: A name is not a plain ``.csv`` file name (it would leave the run directory).
+        ValueError: A name is not a plain file name (it would leave ``folder``), or a table's
+            suffix is none of :data:`TABLE_FORMATS`.
     """
-    for name in tables:
-        if Path(name).name != name or not name.endswith(".csv"):
-            raise ValueError(f"an export table's name must be a .csv file name, got {name!r}")
+    for name, value in files.items():
+        if Path(name).name != name or name in ("", ".", ".."):
+            raise ValueError(f"an export file's name must be a plain file name, got {name!r}")
+        if isinstance(value, pd.DataFrame) and Path(name).suffix not in TABLE_FORMATS:
+            raise ValueError(f"an export table's name must end in {', '.join(TABLE_FORMATS)}, got {name!r}")
+    folder.mkdir(parents=True, exist_ok=True)
     with redacting_once():
-        for name, table in tables.items():
-            atomic_write_text(run_dir / name, _redacted_table(table).to_csv(index=False))
+        for name, value in files.items():
+            path = folder / name
+            if isinstance(value, str):
+                atomic_write_text(path, value)
+            elif not (path.suffix == ".xlsx" and not _has_openpyxl()):
+                _write_table(path, _redacted_table(value))
+
+
+def _write_table(path: Path, table: pd.DataFrame) -> None:
+    with atomic_path(path, redacted=True) as tmp:
+        if path.suffix == ".csv":
+            table.to_csv(tmp, index=False, encoding="utf-8")
+        elif path.suffix == ".tsv":
+            table.to_csv(tmp, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
+        elif path.suffix == ".parquet":
+            table.to_parquet(tmp, index=False)
+        else:
+            table.to_excel(tmp, index=False)
+
+
+def _has_openpyxl() -> bool:
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        return False
+    return True

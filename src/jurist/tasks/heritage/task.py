@@ -249,7 +249,7 @@ class HeritageTask(Task):
         scored = self._pass(options)
         return {"mentions": scored.mentions(), "targets": target_table(scored.headline)}
 
-    def export_tables(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame]:
+    def export_files(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame | str]:
         """``mentions.csv`` and ``targets.csv`` (the tables of :meth:`extras`)."""
         return {"mentions.csv": scores.extra["mentions"], "targets.csv": scores.extra["targets"]}
 

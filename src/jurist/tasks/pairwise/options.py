@@ -84,7 +84,8 @@ class PairwiseOptions(BaseModel):
     out: Path | None = Field(
         None,
         exclude=True,
-        description="Scoring: write the log, tables and summary into this directory.",
+        description="Scoring: also write SubEval's record table, log, tables and summary (or the agreement "
+        "tables) into this directory.",
         json_schema_extra={"aliases": ["-o"]},
     )
 

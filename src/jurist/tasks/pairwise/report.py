@@ -1,6 +1,6 @@
 """Outputs of the pairwise (SubEval) task: record tables, SubEval's log and win tables, Markdown.
 
-:func:`write_pairwise_scores` writes, into one run directory:
+:func:`pairwise_files` gives, and a scored run directory holds:
 
 - ``log.txt``: SubEval's log, line for line (length table, comparisons, failures,
   extraction, consistency, both win tables against the reference model);
@@ -22,19 +22,14 @@
 
 from __future__ import annotations
 
-import csv
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from jurist.atomic import atomic_write, atomic_write_text
 from jurist.datasets.pairwise.tables import COMPARISON_COLUMNS
-from jurist.errors import install_hint
 from jurist.metrics.pairwise.choice_readings import RULE_NAMES, ChoiceReadings
 from jurist.metrics.pairwise.subeval import ConsistencyStats, JudgementCounts, LengthBias, consistent_rows
 from jurist.report.markdown import fmt, table
@@ -48,9 +43,12 @@ __all__ = [
     "pretty_table",
     "subeval_log",
     "subeval_win_table",
+    "pairs_agreement_files",
+    "pairwise_files",
+    "record_files",
+    "record_stem",
     "write_pairs_agreement",
     "write_pairwise_scores",
-    "write_record_table",
 ]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
@@ -524,53 +522,18 @@ def pairwise_markdown(scores: PairwiseScores) -> str:
     return "\n".join(parts)
 
 
-def _xlsx_available() -> bool:
-    try:
-        import openpyxl  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def record_files(records: pd.DataFrame, *, judge: str, num_options: int) -> dict[str, pd.DataFrame]:
+    """A record table as the files ``record_{judge}_{nopt}.{tsv,xlsx,parquet}``
+    (:func:`jurist.tasks._results.write_files` writes the TSV with every cell quoted, as
+    SubEval writes it, and skips the XLSX without openpyxl). The judge's name is made safe
+    for a file name (the column keeps the real name)."""
+    stem = record_stem(judge, num_options)
+    return {f"{stem}.{kind}": records for kind in ("tsv", "xlsx", "parquet")}
 
 
-def write_record_table(
-    records: pd.DataFrame,
-    out_dir: str | Path,
-    *,
-    judge: str,
-    num_options: int,
-    formats: Sequence[str] = ("tsv", "xlsx", "parquet"),
-) -> list[Path]:
-    """Write a record table as ``record_{judge}_{nopt}.{tsv,xlsx,parquet}``.
-
-    The TSV quotes every cell, as SubEval writes it. The judge's name is made safe for a
-    file name (the column keeps the real name).
-
-    Raises:
-        ImportError: XLSX was asked for and openpyxl is not installed.
-    """
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = f"record_{_safe(judge)}_{num_options}"
-    written = []
-    for kind in formats:
-        path = folder / f"{stem}.{kind}"
-        if kind == "tsv":
-            atomic_write(
-                path,
-                lambda tmp: records.to_csv(
-                    tmp, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL
-                ),
-            )
-        elif kind == "xlsx":
-            if not _xlsx_available():
-                raise ImportError("writing XLSX needs openpyxl: " + install_hint("xlsx"))
-            atomic_write(path, lambda tmp: records.to_excel(tmp, index=False))
-        elif kind == "parquet":
-            atomic_write(path, lambda tmp: records.to_parquet(tmp, index=False))
-        else:
-            raise ValueError(f"unknown record format {kind!r}; use tsv, xlsx or parquet")
-        written.append(path)
-    return written
+def record_stem(judge: str, num_options: int) -> str:
+    """The name of a record table's files without the suffix: ``record_{judge}_{nopt}``."""
+    return f"record_{_safe(judge)}_{num_options}"
 
 
 def _subeval_new_table(scores: PairwiseScores, rate: str, title: str) -> pd.DataFrame:
@@ -596,57 +559,52 @@ def _cmp_table(records: pd.DataFrame, judge: str) -> pd.DataFrame:
     return table
 
 
-def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[Path]:
-    """Write every output of :func:`jurist.tasks.pairwise.score_records` (see the module docstring).
-
-    The XLSX win tables are skipped when openpyxl is not installed; their CSV twins are
-    always written.
-
-    Returns:
-        The files written.
-    """
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-
-    def save(name: str, frame: pd.DataFrame, **kwargs: Any) -> None:
-        path = folder / name
-        if name.endswith(".xlsx"):
-            atomic_write(path, lambda tmp: frame.to_excel(tmp, index=False))
-        else:
-            atomic_write(path, lambda tmp: frame.to_csv(tmp, index=False, encoding="utf-8", **kwargs))
-        written.append(path)
-
-    atomic_write_text(folder / "log.txt", subeval_log(scores))
-    written.append(folder / "log.txt")
-    save("length_stats.csv", scores.length_stats[["model", "mean", "std"]])
+def pairwise_files(scores: PairwiseScores) -> dict[str, pd.DataFrame | str]:
+    """Every output of :func:`jurist.tasks.pairwise.score_records` by file name (see the
+    module docstring): tables and texts for :func:`jurist.tasks._results.write_files`, which
+    skips the XLSX win tables when openpyxl is not installed (their CSV twins are always
+    written)."""
+    files: dict[str, pd.DataFrame | str] = {
+        "log.txt": subeval_log(scores),
+        "length_stats.csv": scores.length_stats[["model", "mean", "std"]],
+    }
     if scores.reference_model is not None:
         for rate, stem in _RATE_FILES.items():
             wide = subeval_win_table(scores.win_rates, scores.reference_model, rate)
-            if _xlsx_available():
-                save(f"{stem}.xlsx", wide)
-            save(f"{stem}.csv", wide)
-    save("win_rate_with_tie.csv", _subeval_new_table(scores, "win_rate_with_tie", "WinRateWithTie"))
-    save("win_rate_without_tie.csv", _subeval_new_table(scores, "win_rate_without_tie", "WinRateWithoutTie"))
-    save("win_rates.csv", scores.win_rates)
-    save("win_rates_with_ties.csv", scores.win_rates_with_ties)
-    save("comparisons.csv", scores.pairs)
+            files[f"{stem}.xlsx"] = wide
+            files[f"{stem}.csv"] = wide
+    files["win_rate_with_tie.csv"] = _subeval_new_table(scores, "win_rate_with_tie", "WinRateWithTie")
+    files["win_rate_without_tie.csv"] = _subeval_new_table(
+        scores, "win_rate_without_tie", "WinRateWithoutTie"
+    )
+    files["win_rates.csv"] = scores.win_rates
+    files["win_rates_with_ties.csv"] = scores.win_rates_with_ties
+    files["comparisons.csv"] = scores.pairs
     if scores.consistency.consistent_rows != scores.consistency.extracted_rows:
         records = scores.records.reset_index(drop=True)
         extracted = records["choice"].notna() & (records["status"] != "exact_match")
         agrees = consistent_rows(records)
         cmp_table = _cmp_table(records, scores.judge)
-        for name, mask in (
-            ("consistent_cmp.tsv", extracted & agrees),
-            ("inconsistent_cmp.tsv", extracted & ~agrees),
-        ):
-            path = folder / name
-            subset = cmp_table.loc[mask]
-            atomic_write(path, partial(subset.to_csv, sep="\t", index=False, quoting=csv.QUOTE_ALL))
-            written.append(path)
-    atomic_write_text(folder / "summary.md", pairwise_markdown(scores))
-    written.append(folder / "summary.md")
-    return written
+        files["consistent_cmp.tsv"] = cmp_table.loc[extracted & agrees]
+        files["inconsistent_cmp.tsv"] = cmp_table.loc[extracted & ~agrees]
+    files["summary.md"] = pairwise_markdown(scores)
+    return files
+
+
+def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[Path]:
+    """Write :func:`pairwise_files` into ``out_dir``.
+
+    Returns:
+        The files written.
+    """
+    return _write(Path(out_dir), pairwise_files(scores))
+
+
+def _write(folder: Path, files: dict[str, pd.DataFrame | str]) -> list[Path]:
+    from jurist.tasks._results import write_files
+
+    write_files(folder, files)
+    return [folder / name for name in files if (folder / name).is_file()]
 
 
 def pairs_agreement_markdown(result: PairsAgreement) -> str:
@@ -775,22 +733,20 @@ def _human_markdown(human: pd.DataFrame | None) -> list[str]:
     ]
 
 
-def write_pairs_agreement(result: PairsAgreement, out_dir: str | Path) -> list[Path]:
-    """Write ``agreement.csv``, ``agreement_by_label.csv``, ``judged_pairs.csv`` and ``agreement.md``,
-    and ``human_agreement.csv`` when the pairs carry several annotators' labels."""
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    outputs = {
+def pairs_agreement_files(result: PairsAgreement) -> dict[str, pd.DataFrame | str]:
+    """``agreement.csv``, ``agreement_by_label.csv``, ``judged_pairs.csv``, ``agreement.md``,
+    and ``human_agreement.csv`` when the pairs carry several annotators' labels, by file name."""
+    files: dict[str, pd.DataFrame | str] = {
         "agreement.csv": result.agreement,
         "agreement_by_label.csv": result.by_label,
         "judged_pairs.csv": result.judged,
     }
     if result.human is not None:
-        outputs["human_agreement.csv"] = result.human
-    written = []
-    for name, frame in outputs.items():
-        atomic_write(folder / name, partial(frame.to_csv, index=False, encoding="utf-8"))
-        written.append(folder / name)
-    atomic_write_text(folder / "agreement.md", pairs_agreement_markdown(result))
-    written.append(folder / "agreement.md")
-    return written
+        files["human_agreement.csv"] = result.human
+    files["agreement.md"] = pairs_agreement_markdown(result)
+    return files
+
+
+def write_pairs_agreement(result: PairsAgreement, out_dir: str | Path) -> list[Path]:
+    """Write :func:`pairs_agreement_files` into ``out_dir``; returns the files written."""
+    return _write(Path(out_dir), pairs_agreement_files(result))

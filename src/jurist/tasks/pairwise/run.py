@@ -13,16 +13,14 @@ Two inputs are understood:
 Each ordered comparison is one item of the judging loop (:func:`jurist.jury.loop.run_judgment`),
 so judging is concurrent, cached, resumable, and a comparison whose choice cannot be extracted
 after the retries is recorded as failed (SubEval's "Failed to obtain answer via API.") instead
-of stopping the batch. :func:`rescore_run` groups the two orders of each comparison again when
+of stopping the batch. :func:`score_run_dir` groups the two orders of each comparison again when
 the run is scored.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,22 +33,21 @@ from jurist.datasets.pairwise.tables import (
     build_comparisons,
     load_pairs,
     load_subeval_table,
+    read_record_table,
     subeval_models,
 )
-from jurist.datasets.samples import resolve_input
 from jurist.errors import InputError
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.programs.pairwise.baseline import PairwiseBaseline
-from jurist.runner import MANIFEST, Item, iter_run_results
+from jurist.runner import Item, iter_run_results
 from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice, PairwiseInputs
-from jurist.tasks._results import run_counts
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
 from jurist.tasks.pairwise.report import (
     PairsAgreement,
     PairwiseScores,
     pairs_agreement_markdown,
     pairwise_markdown,
-    write_record_table,
+    record_stem,
 )
 from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, score_records, subeval_records
 
@@ -172,130 +169,89 @@ def judgement_texts(run_dir: Path) -> dict[str, str]:
 
 @dataclass
 class PairwiseRun:
-    """A scored run directory of the pairwise task (:func:`rescore_run`).
+    """A scored run directory of the pairwise tasks (:func:`score_run_dir`).
 
     Attributes:
         run_dir: The run directory.
-        records: The record table (SubEval's columns plus the judge's column) or, for a
-            pairs file, one row per pair with both orders' judgements and choices.
+        records: The record table built from the run's judgements (SubEval's columns plus
+            the judge's column; ``None`` when scored from the record table the run holds)
+            or, for a pairs file, one row per pair with both orders' judgements and choices.
         scores: Extraction, consistency, win rates, length statistics (SubEval input).
         agreement: Agreement with gold labels (pairs files that carry them).
-        counts: The runner's counts of the run's items, as for every task: ``items``, ``ok``,
-            ``failed``, ``failed_ids``, ``failure_kinds`` and ``usage``.
     """
 
     run_dir: Path
-    records: pd.DataFrame
+    records: pd.DataFrame | None
     scores: PairwiseScores | None = None
     agreement: PairsAgreement | None = None
-    counts: dict[str, Any] = field(default_factory=dict)
 
 
-def item_counts(run_dir: Path) -> dict[str, Any]:
-    """Items, ok, failed (ids and kinds) and usage of a run directory's recorded results."""
-    rows = [result.table_row() for result in iter_run_results(run_dir)]
-    columns = ["id", "status", "error_type", "error"]
-    return run_counts(pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns))
-
-
-_OPTIONS_IN_NAME = re.compile(r"__(?P<n>[234])opt$")
-
-
-def find_run_dir(path: Path) -> Path:
-    """The run directory at ``path``, or the one run directory inside it (``judge``'s ``--out``).
-
-    Raises:
-        InputError: ``path`` holds no run of ``judge pairwise``, or several.
-    """
-    if (path / MANIFEST).is_file():
-        return path
-    runs = sorted(child for child in path.iterdir() if (child / MANIFEST).is_file())
-    if len(runs) == 1:
-        return runs[0]
-    found = "no run directory" if not runs else f"{len(runs)} run directories; name one"
-    raise InputError(f"not a run directory of judge pairwise ({found})", path=path)
-
-
-def rescore_run(
-    path: Path,
+def score_run_dir(
+    run_dir: Path,
+    dataset: PairwiseData | None,
     *,
-    data: str | Path | None = None,
-    num_options: int | None = None,
+    judge: str,
+    num_options: int | None,
     reference_model: str | None = None,
     judge_column: str | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
-    mapping: Sequence[str] | None = None,
-    split_vote: NoMajority | None = None,
-    models: Sequence[str] | None = None,
-    fill_contents: Sequence[str] = (),
     choice_rule: ChoiceRule = "subeval",
-    rebuild: bool = False,
 ) -> PairwiseRun:
-    """Score a run directory of the pairwise task, without calling a model.
+    """Score a run directory of the pairwise tasks from what it recorded, without calling a model.
 
-    A SubEval run is scored from the record table it holds; a pairs run from its recorded
-    judgements and its pairs file (``data``, else the file the run's manifest names). A SubEval
-    run with no record table (one a jury's votes derived), or any SubEval run with ``rebuild``,
-    is scored from its recorded judgements and the table's comparisons (``reference_model``,
-    ``models`` and ``fill_contents`` as judged); with ``rebuild`` its record table
-    (``record_{judge}_{n}.tsv``) is written from them, as a judged run's is.
+    With the ``dataset`` the run judged, each comparison's two orders are grouped again from
+    the run's recorded judgements (``judge`` their column): a SubEval table gives the record
+    table (one row per comparison, every model pair of every question, exact matches
+    included) and SubEval's figures; a pairs file gives one row per pair with both orders and
+    the agreement with its gold labels. Without it (the data file has left the place the run
+    recorded), a SubEval run is scored from the record table it holds
+    (``record_{judge}_{n}.tsv``, ``judge_column`` its judge's column).
+
+    Raises:
+        InputError: No ``dataset``, and the run holds no record table.
     """
-    run_dir = find_run_dir(path)
-    manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    recorded = manifest.get("dataset") or {}
-    named = _OPTIONS_IN_NAME.search(run_dir.name)
-    options = num_options or recorded.get("num_options") or (int(named.group("n")) if named else None)
-    tables = sorted(run_dir.glob("record_*.tsv"))
-    if tables and not rebuild:
+    if dataset is None:
+        tables = sorted(run_dir.glob("record_*.tsv"))
+        if not tables:
+            raise InputError("the run holds no record table: give the data it judged (--gold)", path=run_dir)
         scores = score_records(
             tables[0],
-            reference_model=reference_model or recorded.get("reference_model"),
+            reference_model=reference_model,
             judge_column=judge_column,
-            num_options=options,
+            num_options=num_options,
             n_resamples=n_resamples,
             seed=seed,
             choice_rule=choice_rule,
         )
-        return PairwiseRun(
-            run_dir=run_dir, records=scores.records, scores=scores, counts=item_counts(run_dir)
-        )
-    source = resolve_input(data if data is not None else recorded["path"])
-    if is_subeval(source):
-        reference = reference_model or recorded.get("reference_model")
-        chosen = models if models is not None else recorded.get("models")
-        table = read_pairwise(source, reference_model=reference, models=chosen, fill_contents=fill_contents)
-        records = subeval_records(table.frame, judgement_texts(run_dir), str(manifest["judge"]))
-        if rebuild:
-            write_record_table(records, run_dir, judge=str(manifest["judge"]), num_options=options or 2)
+        return PairwiseRun(run_dir=run_dir, records=None, scores=scores)
+    texts = judgement_texts(run_dir)
+    if dataset.kind == "subeval":
+        records = subeval_records(dataset.frame, texts, judge)
+        # Named as the record table the run holds (its exports write it).
+        file = run_dir / f"{record_stem(judge, num_options or 2)}.tsv"
+        table = replace(read_record_table(records, judge_column=judge), source=str(file))
         scores = score_records(
-            records,
-            reference_model=reference,
-            judge_column=str(manifest["judge"]),
-            judge_name=str(manifest["judge"]),
-            num_options=options or 2,
+            table,
+            reference_model=reference_model,
+            judge_column=judge,
+            judge_name=judge,
+            num_options=num_options or 2,
             n_resamples=n_resamples,
             seed=seed,
             choice_rule=choice_rule,
         )
-        return PairwiseRun(run_dir=run_dir, records=records, scores=scores, counts=item_counts(run_dir))
-    pairs = load_pairs(
-        source,
-        mapping=mapping if mapping is not None else recorded.get("map"),
-        no_majority=split_vote or recorded.get("split_vote") or "tie",
-    )
-    judged = judged_pairs(pairs, judgement_texts(run_dir), options or 2, choice_rule)
+        return PairwiseRun(run_dir=run_dir, records=records, scores=scores)
+    judged = judged_pairs(dataset.frame, texts, num_options or 2, choice_rule)
     agreement = pairs_agreement(
         judged,
-        num_options=options or 2,
-        judge_name=str(manifest["judge"]),
+        num_options=num_options or 2,
+        judge_name=judge,
         n_resamples=n_resamples,
         seed=seed,
         choice_rule=choice_rule,
     )
-    return PairwiseRun(
-        run_dir=run_dir, records=agreement.judged, agreement=agreement, counts=item_counts(run_dir)
-    )
+    return PairwiseRun(run_dir=run_dir, records=agreement.judged, agreement=agreement)
 
 
 def summary_markdown(run: PairwiseRun) -> str:

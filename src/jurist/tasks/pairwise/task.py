@@ -3,11 +3,13 @@ records) and ``pairwise-gold`` (the offline baseline's agreement with gold prefe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import dspy
+import pandas as pd
 from pydantic import BaseModel
 
 from jurist.datasets.pairwise.alpaca_eval import read_annotations
@@ -18,17 +20,16 @@ from jurist.optimization import MetricResult
 from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_prediction
 from jurist.report.console import headline_line
 from jurist.report.review import Review
-from jurist.runner import Item, iter_run_results
+from jurist.runner import Item
 from jurist.tasks._calibration import CalibrationPlan
 from jurist.tasks._contract import (
     JudgeRun,
     Scores,
     json_ready,
-    one_run,
-    write_exports,
 )
-from jurist.tasks._other_files import OtherFiles, scorer_of
-from jurist.tasks._results import run_info
+from jurist.tasks._other_files import OtherFiles
+from jurist.tasks._read_once import DATASET, read_once
+from jurist.tasks._recorded_run import recorded_run, run_manifest
 from jurist.tasks.pairwise import calibration, optimization
 from jurist.tasks.pairwise.alpaca import (
     alpaca_figures,
@@ -54,8 +55,11 @@ from jurist.tasks.pairwise.panel import SwapVerdicts
 from jurist.tasks.pairwise.report import (
     PairsAgreement,
     PairwiseScores,
+    pairs_agreement_files,
     pairs_agreement_markdown,
+    pairwise_files,
     pairwise_markdown,
+    record_files,
     write_pairs_agreement,
     write_pairwise_scores,
 )
@@ -64,7 +68,7 @@ from jurist.tasks.pairwise.run import (
     PairwiseRun,
     baseline_judge,
     read_pairwise,
-    rescore_run,
+    score_run_dir,
     summary_markdown,
 )
 from jurist.tasks.pairwise.scoring import score_records, scores_summary
@@ -83,19 +87,6 @@ def _agreement_scores(result: PairsAgreement, extra: dict[str, Any]) -> Scores:
     )
 
 
-def _run_scores(run: PairwiseRun, task: str = "pairwise") -> Scores:
-    """A run's scores; its summary also counts the run's items, ok and failed (with their ids
-    and kinds) and usage, as every task's run summary does."""
-    if run.agreement is not None:
-        scores = _agreement_scores(run.agreement, {"run": run})
-    else:
-        assert run.scores is not None
-        scores = _record_scores(run.scores, {"run": run})
-    scores.summary = {**scores.summary, **json_ready(run.counts), "task": task}
-    scores.summary.update(run_info(run.run_dir))
-    return scores
-
-
 def _record_scores(scores: PairwiseScores, extra: dict[str, Any]) -> Scores:
     return Scores(
         items=scores.records,
@@ -105,11 +96,115 @@ def _record_scores(scores: PairwiseScores, extra: dict[str, Any]) -> Scores:
     )
 
 
-def _write_run(run_dir: Path, scores: Scores) -> None:
-    """A run directory's exports, as every task writes them: ``results.jsonl``, the per-item
-    table (``items.csv``, ``items.parquet``: one row per pair, or per SubEval comparison),
-    ``summary.json`` and ``report.md``; SubEval's own tables are written next to them."""
-    write_exports(run_dir, scores, iter_run_results(run_dir))
+_NUM_OPTIONS_IN_NAME = re.compile(r"__(?P<n>[234])opt$")
+
+
+class PairwiseRuns(PairwiseReview):
+    """How both pairwise tasks score their run directories through the contract's one path:
+    a comparison's two orders (two judged items) are one unit of the verdict.
+
+    The run's options come from what it recorded (:meth:`run_options`); the run's summary and
+    what it holds come from one grouping of its recorded judgements with the data it judged
+    (:func:`~jurist.tasks.pairwise.run.score_run_dir`), made once per scoring and shared by
+    :meth:`summarize` and :meth:`extras`. Its table (``items.csv``) is that grouping's
+    ``records`` (:attr:`unit_table`): one row per SubEval comparison, or per pair; SubEval's log
+    and tables, or the agreement tables, are its :meth:`export_files`, written into the run
+    directory with its exports and into the option ``out`` when given.
+    """
+
+    gold_from_run = True
+    unit_table = "records"
+
+    def run_options(self, run: Path, options: BaseModel) -> BaseModel:
+        """``options`` completed by the run's recorded setup (the manifest's ``dataset``: the
+        number of options, for a SubEval table its reference and compared models, for a pairs
+        file its column mapping and split-vote rule), each one not given; the number of options
+        of a run directory named ``...__Nopt`` else."""
+        found = run_manifest(run).get("dataset")
+        recorded = found if isinstance(found, dict) else {}
+        taken: dict[str, Any] = {}
+        for option, key in (
+            ("num_options", "num_options"),
+            ("reference_model", "reference_model"),
+            ("compare", "models"),
+            ("map", "map"),
+            ("split_vote", "split_vote"),
+        ):
+            given = option in options.model_fields_set or option not in type(options).model_fields
+            if not given and recorded.get(key) is not None:
+                taken[option] = recorded[key]
+        named = _NUM_OPTIONS_IN_NAME.search(run.name if run.is_dir() else run.parent.name)
+        if "num_options" not in taken and "num_options" not in options.model_fields_set and named:
+            taken["num_options"] = int(named.group("n"))
+        return options.model_copy(update=taken) if taken else options
+
+    def _scored(self, gold: str | Path | None, options: BaseModel) -> PairwiseRun:
+        """The run's comparisons grouped and scored, once per scoring."""
+        return recorded_run().shared("pairwise", lambda: self._score_run(gold, options))
+
+    def _score_run(self, gold: str | Path | None, options: BaseModel) -> PairwiseRun:
+        run = recorded_run()
+        folder = run.path if run.path.is_dir() else run.path.parent
+        dataset: PairwiseData | None = None
+        if gold is not None:
+            file = resolve_input(gold)
+            dataset = read_once(DATASET, file, lambda: self.read(file, options))
+        elif not any(folder.glob("record_*.tsv")) and run.dataset.get("path"):
+            raise InputError("file not found", path=run.dataset["path"])
+        return score_run_dir(
+            folder,
+            dataset,
+            judge=str(run.manifest.get("judge", "")),
+            num_options=getattr(options, "num_options", None),
+            reference_model=getattr(options, "reference_model", None),
+            judge_column=getattr(options, "judge_column", None),
+            n_resamples=getattr(options, "resamples", 1000),
+            seed=getattr(options, "seed", 0),
+            choice_rule=getattr(options, "choice_rule", "subeval"),
+        )
+
+    def summarize(self, items: pd.DataFrame, options: BaseModel, gold: str | Path | None) -> dict[str, Any]:
+        """SubEval's figures (extraction, consistency, win rates, length bias), or the agreement
+        with gold of a pairs file; the items failed are the run's (the summary's counts)."""
+        run = self._scored(gold, options)
+        if run.scores is not None:
+            summary = scores_summary(run.scores)
+            summary.pop("failed")
+            return summary
+        assert run.agreement is not None
+        return agreement_summary(run.agreement)
+
+    def extras(self, items: pd.DataFrame, gold: str | Path | None, options: BaseModel) -> dict[str, Any]:
+        """``records`` (the run's table: one row per comparison, or per pair with its agreement),
+        ``run`` (the grouping), and ``scores`` (SubEval) or ``agreement`` (pairs)."""
+        run = self._scored(gold, options)
+        if run.scores is not None:
+            return {"records": run.scores.records, "run": run, "scores": run.scores}
+        assert run.agreement is not None
+        return {"records": with_agreement(run.agreement.judged), "run": run, "agreement": run.agreement}
+
+    def report(self, scores: Scores) -> str:
+        if "scores" in scores.extra:
+            return pairwise_markdown(scores.extra["scores"])
+        return pairs_agreement_markdown(scores.extra["agreement"])
+
+    def export_files(self, scores: Scores, options: BaseModel) -> dict[str, pd.DataFrame | str]:
+        """SubEval's record table (``record_{judge}_{n}.tsv``, ``.xlsx``, ``.parquet``; built
+        from the run's judgements, unless read from the run's own), log and tables; or the
+        agreement tables of a pairs run."""
+        if "scores" not in scores.extra:
+            return pairs_agreement_files(scores.extra["agreement"])
+        run_scores: PairwiseScores = scores.extra["scores"]
+        run: PairwiseRun = scores.extra["run"]
+        if run.records is None:  # scored from the record table the run holds
+            return pairwise_files(run_scores)
+        records = record_files(run.records, judge=run_scores.judge, num_options=run_scores.num_options)
+        return {**records, **pairwise_files(run_scores)}
+
+    def export_to(self, options: BaseModel) -> Path | None:
+        """The option ``out``."""
+        out: Path | None = getattr(options, "out", None)
+        return out
 
 
 def _alpaca(paths: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
@@ -191,7 +286,7 @@ def _baseline_agreement(files: list[Path], options: BaseModel, gold: str | Path 
     return _agreement_scores(result, {})
 
 
-class PairwiseTask(PairwiseReview):
+class PairwiseTask(PairwiseRuns):
     """SubEval (DevBench): which of two responses is better, asked in both orders.
 
     ``judge`` takes a SubEval table (every model against a reference model, or all pairs)
@@ -301,60 +396,6 @@ class PairwiseTask(PairwiseReview):
             OtherFiles("SubEval record files", _not_a_directory, _records),
         ]
 
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score a run directory of ``judge``; no model is called. Files another tool judged
-        are the task's :meth:`other_files`.
-
-        With the option ``out``, writes SubEval's log and tables (SubEval runs) or the
-        agreement tables (pairs runs) there. With ``write`` (the judging loop's last step),
-        writes them into the run directory with its exports; a SubEval run's record table is
-        then built again from the run's recorded judgements.
-        """
-        assert isinstance(options, PairwiseOptions)
-        paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
-        other = scorer_of(self.other_files(options), paths)
-        if other is not None:
-            return super().score(run, options, gold=gold, write=write)
-        path = one_run(self, run)
-        targets = [options.out] if options.out is not None else []
-        rescored = rescore_run(
-            path,
-            data=gold,
-            num_options=options.num_options,
-            reference_model=options.reference_model,
-            judge_column=options.judge_column,
-            n_resamples=options.resamples,
-            seed=options.seed,
-            mapping=options.map,
-            split_vote=options.split_vote,
-            models=options.compare,
-            fill_contents=options.fill_contents or (),
-            choice_rule=options.choice_rule,
-            rebuild=write,
-        )
-        scores = _run_scores(rescored)
-        if write:
-            targets.append(rescored.run_dir)
-            _write_run(rescored.run_dir, scores)
-        for target in targets:
-            if "scores" in scores.extra:
-                write_pairwise_scores(scores.extra["scores"], target)
-            else:
-                write_pairs_agreement(scores.extra["agreement"], target)
-        return scores
-
-    def report(self, scores: Scores) -> str:
-        if "scores" in scores.extra:
-            return pairwise_markdown(scores.extra["scores"])
-        return pairs_agreement_markdown(scores.extra["agreement"])
-
     # ------------------------------------------------------------------ calibration, optimization
 
     def calibration(self, gold: Path, settings: Mapping[str, Any]) -> CalibrationPlan:
@@ -379,7 +420,7 @@ class PairwiseTask(PairwiseReview):
         return {"num_options": _num_options(options)}
 
 
-class PairwiseGoldTask(PairwiseReview):
+class PairwiseGoldTask(PairwiseRuns):
     """The offline pairwise baseline on pairs files with gold labels, in both orders, per dataset.
 
     ``score`` takes one or more pairs files (LLMBar ``dataset.json``, JSONL, CSV, ...): each
@@ -445,48 +486,3 @@ class PairwiseGoldTask(PairwiseReview):
     def summary_lines(self, run: JudgeRun) -> list[str]:
         line = headline_line(self.headline(run.summary))
         return [*([line, ""] if line else []), run.scores.report, f"written to {run.run_dir}"]
-
-    def score(
-        self,
-        run: str | Path | list[Path],
-        options: BaseModel,
-        *,
-        gold: str | Path | None = None,
-        write: bool = False,
-    ) -> Scores:
-        """Score a run directory of ``jurist judge pairwise-gold`` from its recorded judgements, or
-        judge pairs files with the baseline and score them against their gold labels.
-
-        With the option ``out``, writes the agreement tables there; with ``write`` and a run
-        directory (the judging loop's last step), into the run directory with its exports.
-        """
-        assert isinstance(options, PairwiseGoldOptions)
-        paths = [Path(path) for path in run] if isinstance(run, list) else [Path(run)]
-        if scorer_of(self.other_files(options), paths) is not None:
-            return super().score(run, options, gold=gold, write=write)
-        path = one_run(self, run)
-        rescored = rescore_run(
-            path,
-            data=gold,
-            num_options=options.num_options,
-            n_resamples=options.resamples,
-            seed=options.seed,
-            mapping=options.map,
-            split_vote=options.split_vote,
-            choice_rule=options.choice_rule,
-        )
-        assert rescored.agreement is not None  # the task reads pairs files only
-        scores = _run_scores(rescored, self.name)
-        targets = [options.out] if options.out is not None else []
-        if write:
-            targets.append(rescored.run_dir)
-            _write_run(rescored.run_dir, scores)
-        for target in targets:
-            write_pairs_agreement(rescored.agreement, target)
-        return scores
-
-    def report(self, scores: Scores) -> str:
-        return pairs_agreement_markdown(scores.extra["agreement"])
-
-
-TASK = PairwiseTask()
