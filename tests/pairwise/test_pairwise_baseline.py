@@ -1,4 +1,4 @@
-"""The offline pairwise judge and the plain judging paths over comparisons and pairs."""
+"""The offline pairwise judge, and its runs of comparisons and pairs through the judging loop."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from jurist.datasets.pairwise.tables import build_comparisons, load_pairs, load_subeval_table
+import jurist
+from jurist.datasets.pairwise.tables import load_pairs, load_subeval_table
 from jurist.programs.pairwise.baseline import PairwiseBaseline
 from jurist.programs.pairwise.program import PairwiseJudgeProgram
 from jurist.signatures.pairwise import INPUT_NAMES, PairwiseInputs
-from jurist.tasks.pairwise import judge_comparisons, judge_pairs, judge_pairs_baseline
 from jurist.tasks.pairwise.scoring import score_records
 
 DATA = Path(__file__).parents[1] / "data"
@@ -69,30 +69,32 @@ def test_three_and_four_options() -> None:
         judge(question=QUESTION, response_1=GOOD, response_2=BAD, num_options=5)
 
 
-def test_judge_comparisons_gives_a_scorable_record_table() -> None:
+def test_a_baseline_run_holds_a_scorable_record_table(tmp_path: Path) -> None:
     table = load_subeval_table(DATA / "devbench-subeval" / "examples" / "DevBench_projects_example.xlsx")
     table["answer-copy"] = table["answer-gpt-4-0613"]
-    comparisons = build_comparisons(
-        table, models=["gpt-4-0613", "gpt-4-0125-preview", "copy"], reference_model="gpt-3.5-turbo-1106"
-    )
-    comparisons = pd.concat(
-        [comparisons, build_comparisons(table, models=["gpt-4-0613", "copy"], reference_model="gpt-4-0613")]
-    )
-    records = judge_comparisons(comparisons, PairwiseBaseline(), num_options=2, judge_name="baseline")
+    data = tmp_path / "table.jsonl"
+    table.to_json(data, orient="records", lines=True)
+    options = {"reference_model": "gpt-4-0613", "compare": ["gpt-4-0613", "gpt-4-0125-preview", "copy"]}
+    jurist.judge("pairwise", data, out=tmp_path / "run", options={**options, "resamples": 0}, progress=False)
+    record_file = tmp_path / "run" / "record_baseline_2.tsv"
+    records = pd.read_csv(record_file, sep="\t")
     assert list(records.columns)[-1] == "baseline"
-    assert (records["baseline"] == "EM").sum() == 8
-    scores = score_records(records, reference_model="gpt-3.5-turbo-1106", n_resamples=0)
-    assert scores.counts.exact_matches == 8
-    assert scores.counts.extracted == scores.counts.judged == len(records) - 8
-    assert scores.win_rates_with_ties["model"].nunique() == 4
+    exact = int((records["baseline"] == "EM").sum())
+    assert exact == 2 * len(table)  # copy against gpt-4-0613, in both orders: never judged
+    scores = score_records(record_file, n_resamples=0)
+    assert (scores.reference_model, scores.counts.exact_matches) == ("gpt-4-0613", exact)
+    assert scores.counts.extracted == scores.counts.judged == len(records) - exact
+    assert set(scores.win_rates_with_ties["model"]) == {"gpt-4-0613", "gpt-4-0125-preview"}
 
 
-def test_judge_pairs_in_both_orders_and_agreement() -> None:
-    pairs = load_pairs(SAMPLE)
-    judged = judge_pairs(pairs, PairwiseBaseline())
+def test_pairs_judged_in_both_orders_and_their_agreement(tmp_path: Path) -> None:
+    run = jurist.judge(
+        "pairwise-gold", SAMPLE, out=tmp_path / "run", options={"resamples": 100}, progress=False
+    )
+    result = run.scores.extra["agreement"]
+    judged = result.judged
     assert judged["judgement_12"].str.startswith("Choice: ").all()
     assert set(judged["choice_12"]) | set(judged["choice_21"]) <= {"A", "B"}
-    result = judge_pairs_baseline([SAMPLE], n_resamples=100)
     row = result.agreement.iloc[0]
     assert (row["dataset"], row["pairs"], row["complete"]) == ("natural_sample", 12, 12)
     for name in ("accuracy", "order_accuracy", "consistency_rate"):

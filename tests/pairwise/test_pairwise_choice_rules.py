@@ -186,9 +186,14 @@ def test_judged_run_summary_and_html_report_carry_the_reading(tmp_path: Path) ->
     assert "letter_in_word" in html and "Letters that begin a longer word" in html
 
 
-def test_pairwise_gold_json_carries_the_reading() -> None:
+def test_pairwise_gold_json_carries_the_reading(tmp_path: Path) -> None:
     pairs = DATA / "llmbar" / "natural_sample.json"
-    result = CliRunner().invoke(app, ["score", "pairwise-gold", str(pairs), "--json", "--resamples", "0"])
+    run = tmp_path / "run"
+    judged = CliRunner().invoke(
+        app, ["judge", "pairwise-gold", str(pairs), "--out", str(run), "--no-progress"]
+    )
+    assert judged.exit_code == 0, judged.output
+    result = CliRunner().invoke(app, ["score", "pairwise-gold", str(run), "--json", "--resamples", "0"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
     assert summary["choice_rule"] == "subeval" and summary["letter_in_word"] == 0

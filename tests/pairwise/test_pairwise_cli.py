@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 import jurist.cli.verbs  # noqa: F401  (registers the commands)
 from jurist.cli import app
-from jurist.errors import InputError
+from jurist.errors import ExitCode, InputError
+from support import run_cli
 
 DATA = Path(__file__).parents[1] / "data"
 RECORD = (
@@ -43,18 +44,24 @@ def test_missing_record_file_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_score_pairwise_gold(tmp_path: Path) -> None:
-    result = CliRunner().invoke(
-        app, ["score", "pairwise-gold", str(DATA / "llmbar" / "natural_sample.json"), "--out", str(tmp_path)]
+    pairs = DATA / "llmbar" / "natural_sample.json"
+    run = tmp_path / "run"
+    judged = CliRunner().invoke(
+        app, ["judge", "pairwise-gold", str(pairs), "--out", str(run), "--no-progress"]
     )
+    assert judged.exit_code == 0, judged.output
+    out = tmp_path / "tables"
+    result = CliRunner().invoke(app, ["score", "pairwise-gold", str(run), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "# Agreement with gold labels: baseline (2 options, both orders)" in result.output
-    agreement = pd.read_csv(tmp_path / "agreement.csv")
+    agreement = pd.read_csv(out / "agreement.csv")
     assert list(agreement["dataset"]) == ["natural_sample"]
     assert {"accuracy", "accuracy_low", "accuracy_high", "kappa", "consistency_rate"} <= set(
         agreement.columns
     )
-    assert (tmp_path / "agreement.md").is_file() and (tmp_path / "judged_pairs.csv").is_file()
-    by_label = pd.read_csv(tmp_path / "agreement_by_label.csv")
+    pd.testing.assert_frame_equal(agreement, pd.read_csv(run / "agreement.csv"))
+    assert (out / "agreement.md").is_file() and (out / "judged_pairs.csv").is_file()
+    by_label = pd.read_csv(out / "agreement_by_label.csv")
     assert (by_label["rate_low"] <= by_label["rate"]).all() and (
         by_label["rate"] <= by_label["rate_high"]
     ).all()
@@ -81,18 +88,16 @@ def test_judge_then_score_the_run_directory(tmp_path: Path) -> None:
     assert summary["judge"] == "baseline" and summary["agreement"][-1]["pairs"] == 12
 
 
-def test_score_pairwise_gold_takes_several_files() -> None:
-    result = CliRunner().invoke(
-        app,
-        ["score", "pairwise-gold", str(DATA / "llmbar" / "natural_sample.json"), "sample:pairs", "--json"],
-    )
+def test_pairs_files_are_judged_first_and_compared_side_by_side_by_calibrate(tmp_path: Path, capsys) -> None:
+    pairs = DATA / "llmbar" / "natural_sample.json"
+    assert run_cli(["score", "pairwise-gold", str(pairs)]) == ExitCode.BAD_INPUT
+    assert "data is judged first: jurist judge TASK DATA --out DIR" in capsys.readouterr().err
+    args = ["calibrate", "pairwise", "--gold", str(pairs), "--gold", "sample:pairs", "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, [*args, "--format", "csv"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
-    assert [row["dataset"] for row in summary["agreement"]] == [
-        "natural_sample",
-        "llmbar_natural_sample",
-        "all",
-    ]
+    board = pd.read_csv(tmp_path / "leaderboard.csv")
+    assert list(board["dataset"]) == ["natural_sample", "llmbar_natural_sample"]
+    assert list(board["judge"]) == ["baseline", "baseline"] and list(board["items"]) == [12, 50]
 
 
 def test_prompt_shows_both_orders_of_a_pair() -> None:

@@ -135,7 +135,9 @@ def test_pairwise_gold_task_reads_labels_and_draws_the_pairs_figures(tmp_path: P
     task = get_task("pairwise-gold")
     options = task.options({"resamples": 100})
     assert "label" in task.verbs
-    scores = task.score("sample:pairs", options)
+    scores = run_judgment(
+        task, "sample:pairs", tmp_path / "run", load_config(None), options, progress=False
+    ).scores
     kinds = [f.kind for f in check_figures(task.figures(scores, options))]
     assert kinds == ["confusion", "bars", "bars"]
     dataset = task.read("sample:pairs", options)

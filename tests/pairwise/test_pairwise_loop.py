@@ -106,9 +106,9 @@ def test_pairwise_gold_judges_a_run_directory_with_the_baseline_only(tmp_path: P
     assert run_cli(args) == 0
     assert (out / "manifest.json").is_file() and (out / "results.jsonl").is_file()
     judged = pd.read_csv(out / "agreement.csv")
-    # The same figures as the baseline's pairs judged in memory (`jurist score pairwise-gold FILE`).
-    in_memory = jurist.score("pairwise-gold", LLMBAR, options={"resamples": 0}).extra["agreement"].agreement
-    pd.testing.assert_frame_equal(judged, in_memory.reset_index(drop=True), check_dtype=False)
+    # The same figures as the pairwise task's run with its default judge, the same baseline.
+    pairwise = judge("pairwise", LLMBAR, out=tmp_path / "pairwise", options={"resamples": 0}, progress=False)
+    pd.testing.assert_frame_equal(judged, pairwise.scores.extra["agreement"].agreement, check_dtype=False)
     rescored = jurist.score("pairwise-gold", out, options={"resamples": 0})
     assert rescored.summary["agreement"] == json_rows(judged) and rescored.summary["items"] == 24
     capsys.readouterr()

@@ -1,6 +1,6 @@
-"""Files another tool judged are declared kinds of the pairwise tasks (``Task.other_files``):
-AlpacaEval annotations and SubEval record files for ``pairwise``, pairs files with gold labels
-for ``pairwise-gold``; ``jurist score`` hands them to the kind that takes them."""
+"""Files another tool judged are declared kinds of ``pairwise`` (``Task.other_files``): AlpacaEval
+annotations and SubEval record files; ``jurist score`` hands them to the kind that takes them.
+``pairwise-gold`` declares none: a pairs file is data, judged first by the loop."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ RUN = (
 )
 RECORD = RUN / "record_gpt-4-1106-preview_2.tsv"
 ANNOTATIONS = DATA / "alpacaeval" / "av1-annotations.json"
-PAIRS = DATA / "llmbar" / "natural_sample.json"
 
 
 def _kind(task_name: str, path: Path) -> str | None:
@@ -41,10 +40,9 @@ def test_pairwise_declares_alpaca_annotations_and_subeval_record_files(tmp_path:
     assert _kind("pairwise", tmp_path) is None  # a run directory is scored as any task's
 
 
-def test_pairwise_gold_declares_pairs_files(tmp_path: Path) -> None:
-    assert _kind("pairwise-gold", PAIRS) == "pairs files"
-    assert _kind("pairwise-gold", Path("sample:pairs")) == "pairs files"
-    assert _kind("pairwise-gold", tmp_path) is None
+def test_pairwise_gold_scores_no_file_another_tool_judged() -> None:
+    task = get_task("pairwise-gold")
+    assert list(task.other_files(task.options())) == []
 
 
 def test_record_files_are_scored_one_at_a_time(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""Preference data in the published shapes, read directly by `judge pairwise`, `score pairwise-gold`
+"""Preference data in the published shapes, read directly by `judge pairwise`, `judge pairwise-gold`
 and `calibrate pairwise`, and the human–human agreement next to the judge's.
 
 The reference values of Fleiss' kappa and Krippendorff's alpha are computed here by the
@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import jurist
 from jurist.datasets.pairwise.tables import load_pairs
 from jurist.errors import ConfigError, InputError
 from jurist.metrics.annotators import (
@@ -25,7 +26,6 @@ from jurist.metrics.annotators import (
     majority_label,
     pairwise_agreement,
 )
-from jurist.tasks.pairwise import judge_pairs_baseline
 from jurist.tasks.pairwise.report import pairs_agreement_markdown
 from support import run_cli
 
@@ -168,22 +168,27 @@ def test_human_agreement_against_reference_formulas() -> None:
     assert row["judge_annotator_agreement_3"] == pytest.approx((3 + 1 + 3 + 1 + 2) / 15)
 
 
-def test_python_api_reports_human_and_judge_agreement() -> None:
-    result = judge_pairs_baseline([DATA / "alpaca_pairs_annotators.json"], n_resamples=0)
+def _baseline(path: Path, out: Path, **options: object) -> jurist.JudgeRun:
+    """``path`` judged with the offline baseline into ``out`` (bootstrap off)."""
+    return jurist.judge("pairwise-gold", path, out=out, options={"resamples": 0, **options}, progress=False)
+
+
+def test_python_api_reports_human_and_judge_agreement(tmp_path: Path) -> None:
+    result = _baseline(DATA / "alpaca_pairs_annotators.json", tmp_path / "a").scores.extra["agreement"]
     assert result.human is not None
     human = result.human.iloc[0]
     ratings = list(load_pairs(DATA / "alpaca_pairs_annotators.json")["annotations"])
     assert human["fleiss_kappa_3"] == pytest.approx(fleiss_kappa(ratings))
     assert {"accuracy", "accuracy_2", "decisive"} <= set(result.agreement.columns)
     assert "Human–human agreement" in pairs_agreement_markdown(result)
-    plain = judge_pairs_baseline([LLMBAR], n_resamples=0)
+    plain = _baseline(LLMBAR, tmp_path / "b").scores.extra["agreement"]
     assert plain.human is None
 
 
 @pytest.mark.parametrize("name", list(SHAPES))
-def test_cli_score_pairwise_gold_reads_each_shape(name: str, tmp_path: Path) -> None:
+def test_cli_judge_pairwise_gold_reads_each_shape(name: str, tmp_path: Path) -> None:
     path, _labels_ = SHAPES[name]
-    assert run_cli(["score", "pairwise-gold", str(path), "--resamples", "0", "--out", str(tmp_path)]) == 0
+    assert run_cli(["judge", "pairwise-gold", str(path), "--resamples", "0", "--out", str(tmp_path)]) == 0
     agreement = pd.read_csv(tmp_path / "agreement.csv")
     assert agreement.at[0, "pairs"] == len(load_pairs(path).dropna(subset=["label"]))
     assert (tmp_path / "human_agreement.csv").exists() == (name == "alpaca-pairs")
@@ -191,13 +196,16 @@ def test_cli_score_pairwise_gold_reads_each_shape(name: str, tmp_path: Path) -> 
 
 def test_cli_map_and_split_vote_options(tmp_path: Path) -> None:
     mapped = ["--map", ",".join(MAPPING[:2]), *[f"--map={m}" for m in MAPPING[2:]]]
-    args = ["score", "pairwise-gold", str(DATA / "custom_columns.csv"), "--resamples", "0"]
+    args = ["judge", "pairwise-gold", str(DATA / "custom_columns.csv"), "--resamples", "0", "--no-progress"]
     assert run_cli([*args, *mapped, "--out", str(tmp_path / "a")]) == 0
     assert pd.read_csv(tmp_path / "a" / "agreement.csv").at[0, "pairs"] == 3
-    assert run_cli(args) == 2  # no shape matches without the mapping: bad input
-    split = ["score", "pairwise-gold", str(DATA / "alpaca_pairs_annotators.json"), "--resamples", "0"]
-    assert run_cli([*split, "--split-vote", "exclude", "--out", str(tmp_path / "b")]) == 0
+    assert run_cli([*args, "--out", str(tmp_path / "c")]) == 2  # no shape matches without the mapping
+    split = ["judge", "pairwise-gold", str(DATA / "alpaca_pairs_annotators.json"), "--resamples", "0"]
+    assert run_cli([*split, "--split-vote", "exclude", "--out", str(tmp_path / "b"), "--no-progress"]) == 0
     assert pd.read_csv(tmp_path / "b" / "agreement.csv").at[0, "pairs"] == 4
+    # Scored again without the options: the run's recorded mapping and split-vote rule.
+    assert run_cli(["score", "pairwise-gold", str(tmp_path / "b"), "--out", str(tmp_path / "b2")]) == 0
+    assert pd.read_csv(tmp_path / "b2" / "agreement.csv").at[0, "pairs"] == 4
 
 
 def test_cli_judge_and_calibrate_read_the_shapes(tmp_path: Path) -> None:

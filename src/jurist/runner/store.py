@@ -1163,7 +1163,7 @@ def iter_run_results(path: str | Path) -> Iterator[ItemResult]:
             yield from store.iter_results()
         return
     if location.suffix.lower() != ".jsonl":
-        raise InputError("results must be a run directory or its results.jsonl", path=location)
+        raise InputError(f"results must be a run directory or its results.jsonl{_JUDGE_FIRST}", path=location)
     with open(location, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -1172,4 +1172,8 @@ def iter_run_results(path: str | Path) -> Iterator[ItemResult]:
                 yield ItemResult.model_validate_json(line)
             except ValueError as exc:
                 reason = str(exc).splitlines()[0]
-                raise InputError(f"not a result record: {reason}", path=location, line=number) from None
+                hint = _JUDGE_FIRST if number == 1 else ""
+                raise InputError(f"not a result record{hint}: {reason}", path=location, line=number) from None
+
+
+_JUDGE_FIRST = " (data is judged first: jurist judge TASK DATA --out DIR, then scored from DIR)"

@@ -3,20 +3,18 @@
 ``jurist.judge("pairwise", DATA, ...)`` judges a SubEval table or pairs file in both orders
 (each ordered comparison one item of the judging loop, a pair's two orders one verdict);
 ``jurist.score("pairwise", RUN_OR_RECORDS)`` scores a run directory or judged SubEval records
-without calling a model; :func:`judge_pairs_baseline` judges pairs files with the offline
-baseline and reports agreement with their gold labels (``jurist score pairwise-gold``).
+without calling a model; ``jurist.judge("pairwise-gold", PAIRS, ...)`` judges a pairs file with
+the offline baseline and reports its agreement with the gold labels.
 """
 
-from jurist.tasks.pairwise.gold import judge_pairs, judge_pairs_baseline, pairs_agreement
+from jurist.tasks.pairwise.gold import pairs_agreement
 from jurist.tasks.pairwise.lengths import token_counter
 from jurist.tasks.pairwise.report import PairsAgreement, PairwiseScores
 from jurist.tasks.pairwise.run import PairwiseRun, summary_markdown
 from jurist.tasks.pairwise.scoring import (
     EXACT_MATCH,
     FAIL_MESSAGE,
-    PairwiseJudge,
     infer_reference_model,
-    judge_comparisons,
     records_from_table,
 )
 from jurist.tasks.pairwise.task import PairwiseGoldTask, PairwiseTask
@@ -30,14 +28,10 @@ __all__ = [
     "TASKS",
     "PairsAgreement",
     "PairwiseGoldTask",
-    "PairwiseJudge",
     "PairwiseRun",
     "PairwiseScores",
     "PairwiseTask",
     "infer_reference_model",
-    "judge_comparisons",
-    "judge_pairs",
-    "judge_pairs_baseline",
     "pairs_agreement",
     "records_from_table",
     "summary_markdown",

@@ -1,36 +1,29 @@
 """Pairs judged in both orders, and their agreement with gold preference labels.
 
-- :func:`judge_pairs` runs a judge callable over pairs files' rows in both orders;
-- :func:`judge_pairs_baseline` judges pairs files (LLMBar, ...) with the offline baseline
-  and reports agreement with their gold labels (``jurist score pairwise-gold``);
+- :func:`judged_pairs` groups a run's judgements of pairs in both orders;
 - :func:`pairs_agreement` scores pairs judged in both orders against their gold labels,
   per dataset.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from jurist.datasets.pairwise.shapes import NoMajority
-from jurist.datasets.pairwise.tables import load_pairs
 from jurist.metrics.annotators import annotator_agreement
 from jurist.metrics.gold_agreement import agreement_by_label
 from jurist.metrics.pairwise.choice_readings import ChoiceReadings, read_choices
 from jurist.metrics.pairwise.subeval import gold_agreement, pair_verdicts
-from jurist.signatures.pairwise import ChoiceRule, PairwiseInputs, extract_choice
+from jurist.signatures.pairwise import ChoiceRule, extract_choice
 from jurist.tasks.pairwise.report import PairsAgreement
-from jurist.tasks.pairwise.scoring import FAIL_MESSAGE, PairwiseJudge
+from jurist.tasks.pairwise.scoring import FAIL_MESSAGE
 
 __all__ = [
     "PairsAgreement",
     "agreement_summary",
     "human_agreement",
-    "judge_pairs",
-    "judge_pairs_baseline",
     "judged_pairs",
     "pairs_agreement",
 ]
@@ -58,91 +51,6 @@ def judged_pairs(
         )
     judged["gold"] = judged["label"]
     return judged
-
-
-def judge_pairs(
-    pairs: pd.DataFrame, judge: PairwiseJudge, *, num_options: int = 2, rule: ChoiceRule = "subeval"
-) -> pd.DataFrame:
-    """Judge every pair in both orders.
-
-    Args:
-        pairs: Rows from :func:`~jurist.datasets.pairwise.load_pairs`.
-        judge: A judge callable.
-        num_options: 2, 3 or 4.
-        rule: How the choice is read from the judge's text.
-
-    Returns:
-        ``pairs`` plus ``judgement_12``/``judgement_21`` (the judge's text with response 1
-        first / swapped), ``choice_12``/``choice_21`` (the extracted choices) and ``gold``
-        (the label).
-    """
-    out = pairs.copy().reset_index(drop=True)
-    texts: dict[str, list[str]] = {"12": [], "21": []}
-    for row in out.itertuples(index=False):
-        first = PairwiseInputs(
-            question=row.question,
-            response_1=row.response_1,
-            response_2=row.response_2,
-            reference_answer=row.reference or "",
-        )
-        for order, inputs in zip(ORDERS, (first, first.swapped()), strict=True):
-            result = judge(**inputs.as_inputs(), num_options=num_options)
-            texts[order].append(result.to_text())
-    for order in ("12", "21"):
-        out[f"judgement_{order}"] = texts[order]
-        out[f"choice_{order}"] = pd.Series(
-            [extract_choice(t, num_options, rule) for t in texts[order]], dtype=object
-        )
-    out["gold"] = out["label"]
-    return out
-
-
-def judge_pairs_baseline(
-    sources: Sequence[str | Path | pd.DataFrame],
-    *,
-    num_options: int = 2,
-    judge: PairwiseJudge | None = None,
-    judge_name: str = "baseline",
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    mapping: Sequence[str] | None = None,
-    split_vote: NoMajority = "tie",
-    choice_rule: ChoiceRule = "subeval",
-) -> PairsAgreement:
-    """Judge pairs files in both orders (offline baseline by default) and score against gold.
-
-    ``mapping`` and ``split_vote`` are handed to :func:`~jurist.datasets.pairwise.load_pairs`;
-    ``choice_rule`` says how a choice is read from the judge's text.
-
-    Each source is one dataset (named as :func:`~jurist.datasets.pairwise.load_pairs`
-    names it). Pairs without a gold label are judged but left out of the agreement.
-
-    Raises:
-        InputError: A source is not a valid pairs file.
-    """
-    if judge is None:
-        from jurist.programs.pairwise.baseline import PairwiseBaseline
-
-        judge = PairwiseBaseline()
-    frames = [
-        judge_pairs(
-            load_pairs(source, mapping=mapping, no_majority=split_vote),
-            judge,
-            num_options=num_options,
-            rule=choice_rule,
-        )
-        for source in sources
-    ]
-    return pairs_agreement(
-        pd.concat(frames, ignore_index=True),
-        num_options=num_options,
-        judge_name=judge_name,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        choice_rule=choice_rule,
-    )
 
 
 def pairs_agreement(
@@ -233,7 +141,7 @@ def human_agreement(judged: pd.DataFrame) -> pd.DataFrame | None:
 
 
 def agreement_summary(result: PairsAgreement) -> dict[str, Any]:
-    """The agreement figures as JSON-ready records (``jurist score pairwise-gold --json``)."""
+    """The agreement figures as JSON-ready records (``jurist score pairwise-gold RUN --json``)."""
     return {
         "judge": result.judge,
         "num_options": result.num_options,

@@ -91,7 +91,8 @@ class PairwiseOptions(BaseModel):
 
 
 class PairwiseGoldOptions(BaseModel):
-    """Options of ``pairwise-gold`` (the flags of the former ``jurist score pairwise-gold``)."""
+    """Options of ``pairwise-gold``, named after the flags of the former ``jurist score
+    pairwise-gold`` (its pairs files are now judged by ``jurist judge pairwise-gold``)."""
 
     model_config = ConfigDict(extra="forbid")
 

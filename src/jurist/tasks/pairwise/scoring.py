@@ -3,18 +3,16 @@
 - :func:`score_records` scores a SubEval record table (or any judge's records):
   extraction, consistency, old- and new-version win rates with bootstrap intervals,
   length statistics and length bias.
-- :func:`judge_comparisons` runs a judge callable (e.g. the offline
-  :class:`~jurist.programs.pairwise.baseline.PairwiseBaseline`) over comparisons from
-  :func:`~jurist.datasets.pairwise.build_comparisons`, one after the other, and returns a
-  SubEval record table. The judging loop with concurrency, caching and resume is the
-  LLM path (``jurist judge pairwise``); this is the plain path for the baseline and tests.
+- :func:`subeval_records` builds a SubEval record table from a run's judgements of the
+  comparisons of :func:`~jurist.datasets.pairwise.build_comparisons` (every comparison is
+  judged by the loop every task runs, ``jurist judge pairwise``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
@@ -31,17 +29,15 @@ from jurist.metrics.pairwise.subeval import (
     win_rates,
     win_rates_with_ties,
 )
-from jurist.signatures.pairwise import Choice, ChoiceRule, PairwiseChoice, PairwiseInputs
+from jurist.signatures.pairwise import Choice, ChoiceRule
 from jurist.tasks.pairwise.lengths import token_counter
 from jurist.tasks.pairwise.report import OtherReading, PairwiseScores
 
 __all__ = [
     "EXACT_MATCH",
     "FAIL_MESSAGE",
-    "PairwiseJudge",
     "PairwiseScores",
     "infer_reference_model",
-    "judge_comparisons",
     "records_from_table",
     "score_records",
     "scores_summary",
@@ -52,21 +48,6 @@ FAIL_MESSAGE = "Failed to obtain answer via API."
 """What SubEval writes in the judge's column when the judge gave no answer."""
 EXACT_MATCH = "EM"
 """What SubEval writes in the judge's column for identical answers (not judged)."""
-
-
-class PairwiseJudge(Protocol):
-    """Anything that judges one ordered comparison, like ``PairwiseBaseline``."""
-
-    def __call__(
-        self,
-        *,
-        question: str,
-        response_1: str,
-        response_2: str,
-        reference_answer: str = "",
-        evaluating_guidance: str = "",
-        num_options: int = 2,
-    ) -> PairwiseChoice: ...
 
 
 def records_from_table(
@@ -313,51 +294,6 @@ def _other_summary(scores: PairwiseScores) -> dict[str, Any] | None:
         "win_rates": other.win_rates.to_dict(orient="records"),
         "win_rates_with_ties": other.win_rates_with_ties.to_dict(orient="records"),
     }
-
-
-def judge_comparisons(
-    comparisons: pd.DataFrame,
-    judge: PairwiseJudge,
-    *,
-    num_options: int = 2,
-    judge_name: str = "baseline",
-) -> pd.DataFrame:
-    """Judge every ordered comparison in turn and return a SubEval record table.
-
-    Exact matches are not judged (``"EM"``), as in SubEval. The judge sees only the
-    question, guidance, reference answer and the two responses, never the model names.
-
-    Args:
-        comparisons: Rows from :func:`~jurist.datasets.pairwise.build_comparisons`.
-        judge: A judge callable returning a :class:`PairwiseChoice`.
-        num_options: 2, 3 or 4.
-        judge_name: The name of the judge's column.
-
-    Returns:
-        SubEval's record columns plus a column named ``judge_name`` holding
-        ``Choice: X\\nReason: ...``.
-    """
-    texts = []
-    for row in comparisons.itertuples(index=False):
-        if bool(getattr(row, "exact_match", False)):
-            texts.append(EXACT_MATCH)
-            continue
-        inputs = PairwiseInputs(
-            question=row.question,
-            response_1=row.answer1,
-            response_2=row.answer2,
-            reference_answer=row.reference_answer or "",
-            evaluating_guidance=row.evaluating_guidance or "",
-        )
-        result = judge(**inputs.as_inputs(), num_options=num_options)
-        texts.append(result.to_text())
-    columns = [
-        c for c in ("cmp_index", "question", "answer1", "answer2", "A", "B") if c in comparisons.columns
-    ]
-    columns += [c for c in ("reference_answer", "evaluating_guidance", "task") if c in comparisons.columns]
-    out = comparisons[columns].copy().reset_index(drop=True)
-    out[judge_name] = texts
-    return out
 
 
 def subeval_records(comparisons: pd.DataFrame, texts: dict[str, str], judge_name: str) -> pd.DataFrame:

@@ -49,7 +49,7 @@ from jurist.tasks.pairwise.alpaca_report import (
     write_alpaca,
 )
 from jurist.tasks.pairwise.figures import PairwiseReview, with_agreement
-from jurist.tasks.pairwise.gold import agreement_summary, judge_pairs_baseline
+from jurist.tasks.pairwise.gold import agreement_summary
 from jurist.tasks.pairwise.options import PairwiseGoldOptions, PairwiseOptions
 from jurist.tasks.pairwise.panel import SwapVerdicts
 from jurist.tasks.pairwise.report import (
@@ -60,7 +60,6 @@ from jurist.tasks.pairwise.report import (
     pairwise_files,
     pairwise_markdown,
     record_files,
-    write_pairs_agreement,
     write_pairwise_scores,
 )
 from jurist.tasks.pairwise.run import (
@@ -268,24 +267,6 @@ def _not_a_directory(path: Path) -> bool:
     return not path.is_dir()
 
 
-def _baseline_agreement(files: list[Path], options: BaseModel, gold: str | Path | None) -> Scores:
-    """Pairs files judged by the offline baseline in both orders, against their gold labels
-    (each file one dataset); with the option ``out``, the agreement tables written there."""
-    assert isinstance(options, PairwiseGoldOptions)
-    result = judge_pairs_baseline(
-        [resolve_input(file) for file in files],
-        num_options=options.num_options,
-        n_resamples=options.resamples,
-        seed=options.seed,
-        mapping=options.map,
-        split_vote=options.split_vote,
-        choice_rule=options.choice_rule,
-    )
-    if options.out is not None:
-        write_pairs_agreement(result, options.out)
-    return _agreement_scores(result, {})
-
-
 class PairwiseTask(PairwiseRuns):
     """SubEval (DevBench): which of two responses is better, asked in both orders.
 
@@ -421,17 +402,20 @@ class PairwiseTask(PairwiseRuns):
 
 
 class PairwiseGoldTask(PairwiseRuns):
-    """The offline pairwise baseline on pairs files with gold labels, in both orders, per dataset.
+    """The offline pairwise baseline on a pairs file with gold labels, in both orders.
 
-    ``score`` takes one or more pairs files (LLMBar ``dataset.json``, JSONL, CSV, ...): each
-    is one dataset; it judges them with the baseline and reports agreement with their labels.
+    ``judge`` takes a pairs file (LLMBar ``dataset.json``, JSONL, CSV, ...) and judges each pair
+    in both orders with the baseline, through the loop every task runs; ``score`` takes the
+    run directory and reports the agreement with the file's labels. Several files side by
+    side: ``jurist calibrate pairwise --gold A --gold B`` (the baseline is calibrate's default
+    judge).
     """
 
     name = "pairwise-gold"
     description = (
-        "Judge pairs files with the offline pairwise baseline in both orders and report its "
-        "agreement with their gold preference labels, per dataset (accuracy, order accuracy, "
-        "Cohen's kappa with intervals, consistency, agreement by label)."
+        "Judge a pairs file with the offline pairwise baseline in both orders and report its "
+        "agreement with the gold preference labels (accuracy, order accuracy, Cohen's kappa "
+        "with intervals, consistency, agreement by label)."
     )
     inputs = {
         "question": "the instruction or question",
@@ -475,13 +459,6 @@ class PairwiseGoldTask(PairwiseRuns):
 
     def baseline(self, options: BaseModel) -> Judge:
         return baseline_judge(_num_options(options))
-
-    def other_files(self, options: BaseModel) -> list[OtherFiles]:
-        """Pairs files with gold labels, given to ``jurist score`` as they are (several at
-        once, each one dataset): the offline baseline's choices in both orders, computed
-        while scoring (:func:`~jurist.tasks.pairwise.gold.judge_pairs_baseline`), against
-        their labels."""
-        return [OtherFiles("pairs files", _not_a_directory, _baseline_agreement, several=True)]
 
     def summary_lines(self, run: JudgeRun) -> list[str]:
         line = headline_line(self.headline(run.summary))
