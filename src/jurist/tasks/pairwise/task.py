@@ -53,7 +53,6 @@ from jurist.tasks.pairwise.gold import agreement_summary
 from jurist.tasks.pairwise.options import PairwiseGoldOptions, PairwiseOptions
 from jurist.tasks.pairwise.panel import SwapVerdicts
 from jurist.tasks.pairwise.report import (
-    PairsAgreement,
     PairwiseScores,
     pairs_agreement_files,
     pairs_agreement_markdown,
@@ -75,15 +74,6 @@ from jurist.tasks.pairwise.scoring import score_records, scores_summary
 
 def _num_options(options: BaseModel) -> int:
     return getattr(options, "num_options", None) or 2
-
-
-def _agreement_scores(result: PairsAgreement, extra: dict[str, Any]) -> Scores:
-    return Scores(
-        items=with_agreement(result.judged),
-        summary=json_ready(agreement_summary(result)),
-        report=pairs_agreement_markdown(result),
-        extra={**extra, "agreement": result},
-    )
 
 
 def _record_scores(scores: PairwiseScores, extra: dict[str, Any]) -> Scores:
