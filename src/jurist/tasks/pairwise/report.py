@@ -47,7 +47,6 @@ __all__ = [
     "pairwise_files",
     "record_files",
     "record_stem",
-    "write_pairs_agreement",
     "write_pairwise_scores",
 ]
 
@@ -597,12 +596,9 @@ def write_pairwise_scores(scores: PairwiseScores, out_dir: str | Path) -> list[P
     Returns:
         The files written.
     """
-    return _write(Path(out_dir), pairwise_files(scores))
-
-
-def _write(folder: Path, files: dict[str, pd.DataFrame | str]) -> list[Path]:
     from jurist.tasks._results import write_files
 
+    folder, files = Path(out_dir), pairwise_files(scores)
     write_files(folder, files)
     return [folder / name for name in files if (folder / name).is_file()]
 
@@ -745,8 +741,3 @@ def pairs_agreement_files(result: PairsAgreement) -> dict[str, pd.DataFrame | st
         files["human_agreement.csv"] = result.human
     files["agreement.md"] = pairs_agreement_markdown(result)
     return files
-
-
-def write_pairs_agreement(result: PairsAgreement, out_dir: str | Path) -> list[Path]:
-    """Write :func:`pairs_agreement_files` into ``out_dir``; returns the files written."""
-    return _write(Path(out_dir), pairs_agreement_files(result))

@@ -19,7 +19,7 @@ the run is scored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -39,7 +39,8 @@ from jurist.datasets.pairwise.tables import (
 from jurist.errors import InputError
 from jurist.judges.judge import BaselineJudge, Judge
 from jurist.programs.pairwise.baseline import PairwiseBaseline
-from jurist.runner import Item, iter_run_results
+from jurist.runner import Item
+from jurist.schemas import ItemResult
 from jurist.signatures.pairwise import ChoiceRule, PairwiseChoice, PairwiseInputs
 from jurist.tasks.pairwise.gold import ORDERS, judged_pairs, pairs_agreement
 from jurist.tasks.pairwise.report import (
@@ -157,14 +158,11 @@ def read_pairwise(
     return data
 
 
-def judgement_texts(run_dir: Path) -> dict[str, str]:
-    """Each judged comparison's text as SubEval records it: ``Choice: X\\nReason: ...`` or the failure."""
-    return {
-        result.id: PairwiseChoice.model_validate(result.output).to_text()
-        if result.status == "ok" and result.output is not None
-        else FAIL_MESSAGE
-        for result in iter_run_results(run_dir)
-    }
+def judgement_text(result: ItemResult) -> str:
+    """A judged comparison's text as SubEval records it: ``Choice: X\nReason: ...`` or the failure."""
+    if result.status == "ok" and result.output is not None:
+        return PairwiseChoice.model_validate(result.output).to_text()
+    return FAIL_MESSAGE
 
 
 @dataclass
@@ -189,6 +187,7 @@ class PairwiseRun:
 def score_run_dir(
     run_dir: Path,
     dataset: PairwiseData | None,
+    texts: Mapping[str, str],
     *,
     judge: str,
     num_options: int | None,
@@ -201,7 +200,8 @@ def score_run_dir(
     """Score a run directory of the pairwise tasks from what it recorded, without calling a model.
 
     With the ``dataset`` the run judged, each comparison's two orders are grouped again from
-    the run's recorded judgements (``judge`` their column): a SubEval table gives the record
+    the run's recorded judgements (``texts``, by item id: :func:`judgement_text`; ``judge``
+    their column): a SubEval table gives the record
     table (one row per comparison, every model pair of every question, exact matches
     included) and SubEval's figures; a pairs file gives one row per pair with both orders and
     the agreement with its gold labels. Without it (the data file has left the place the run
@@ -225,7 +225,6 @@ def score_run_dir(
             choice_rule=choice_rule,
         )
         return PairwiseRun(run_dir=run_dir, records=None, scores=scores)
-    texts = judgement_texts(run_dir)
     if dataset.kind == "subeval":
         records = subeval_records(dataset.frame, texts, judge)
         # Named as the record table the run holds (its exports write it).

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -296,7 +296,7 @@ def _other_summary(scores: PairwiseScores) -> dict[str, Any] | None:
     }
 
 
-def subeval_records(comparisons: pd.DataFrame, texts: dict[str, str], judge_name: str) -> pd.DataFrame:
+def subeval_records(comparisons: pd.DataFrame, texts: Mapping[str, str], judge_name: str) -> pd.DataFrame:
     """SubEval's record table of judged comparisons: its columns plus the judge's, holding each
     comparison's text (``EM`` for identical answers, the failure message for one not judged)."""
     records = comparisons.drop(columns=["index", "order", "exact_match"]).copy()

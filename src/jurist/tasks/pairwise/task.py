@@ -21,6 +21,7 @@ from jurist.programs.pairwise.program import PairwiseJudgeProgram, choice_from_p
 from jurist.report.console import headline_line
 from jurist.report.review import Review
 from jurist.runner import Item
+from jurist.schemas import ItemResult
 from jurist.tasks._calibration import CalibrationPlan
 from jurist.tasks._contract import (
     JudgeRun,
@@ -65,6 +66,7 @@ from jurist.tasks.pairwise.run import (
     PairwiseData,
     PairwiseRun,
     baseline_judge,
+    judgement_text,
     read_pairwise,
     score_run_dir,
     summary_markdown,
@@ -127,6 +129,13 @@ class PairwiseRuns(PairwiseReview):
             taken["num_options"] = int(named.group("n"))
         return options.model_copy(update=taken) if taken else options
 
+    def item_row(self, result: ItemResult, options: BaseModel) -> dict[str, Any]:
+        """The standard row; the comparison's text, as SubEval records it, is kept for the
+        grouping of the two orders (one pass over the run's results)."""
+        texts: dict[str, str] = recorded_run().shared("texts", dict)
+        texts[result.id] = judgement_text(result)
+        return super().item_row(result, options)
+
     def _scored(self, gold: str | Path | None, options: BaseModel) -> PairwiseRun:
         """The run's comparisons grouped and scored, once per scoring."""
         return recorded_run().shared("pairwise", lambda: self._score_run(gold, options))
@@ -143,6 +152,7 @@ class PairwiseRuns(PairwiseReview):
         return score_run_dir(
             folder,
             dataset,
+            run.shared("texts", dict),
             judge=str(run.manifest.get("judge", "")),
             num_options=getattr(options, "num_options", None),
             reference_model=getattr(options, "reference_model", None),
